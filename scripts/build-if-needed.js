@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Runs `tsc` only when dist/ is missing or older than any file under src/, so `npm start` stays fast.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+const root = path.resolve(__dirname, '..');
+const output = path.join(root, 'dist', 'main.js');
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const built = fs.existsSync(output) ? fs.statSync(output).mtimeMs : 0;
+const sources = Math.max(newestMtime(path.join(root, 'src')), fs.statSync(path.join(root, 'tsconfig.json')).mtimeMs);
+if (built < sources) {
+  process.stderr.write('building dist/ (tsc)...\n');
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+}

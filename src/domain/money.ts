@@ -1,0 +1,33 @@
+// Money is carried as decimal strings and computed in integer cents (bigint): never through floating point.
+
+const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,2})?$/;
+
+export class InvalidAmountError extends Error {}
+
+export function isAmount(value: string): boolean {
+  return AMOUNT_PATTERN.test(value);
+}
+
+export function toCents(value: string): bigint {
+  const match = AMOUNT_PATTERN.exec(value);
+  if (!match) throw new InvalidAmountError(`not a decimal amount with at most two decimals: ${value}`);
+  const fraction = (match[2] ?? '.').slice(1).padEnd(2, '0');
+  return BigInt(match[1]) * 100n + BigInt(fraction);
+}
+
+export function formatCents(cents: bigint): string {
+  const sign = cents < 0n ? '-' : '';
+  const abs = cents < 0n ? -cents : cents;
+  const units = abs / 100n;
+  const fraction = (abs % 100n).toString().padStart(2, '0');
+  return `${sign}${units}.${fraction}`;
+}
+
+export function sumAmounts(values: readonly string[]): bigint {
+  return values.reduce((total, value) => total + toCents(value), 0n);
+}
+
+/** The two cent digits of an amount: "100.1" -> "10", "7" -> "00". */
+export function centsPart(value: string): string {
+  return (toCents(value) % 100n).toString().padStart(2, '0');
+}

@@ -1,0 +1,30 @@
+// The inbound security pipeline, in the profile's check order (section 5):
+// size and media type -> headers -> client -> authorization -> timestamp -> signature -> nonce.
+// Idempotency and body checks are flow-specific and follow in each flow's handler.
+import { checkAuthorization } from './steps/check_authorization';
+import { checkClient } from './steps/check_client';
+import { checkHeaders } from './steps/check_headers';
+import { checkNonce } from './steps/check_nonce';
+import { checkRateLimit } from './steps/check_rate_limit';
+import { checkSignature } from './steps/check_signature';
+import { checkSizeAndMediaType } from './steps/check_size_and_media_type';
+import { checkTimestamp } from './steps/check_timestamp';
+import { checkCertificateMatchesClient, checkTransport } from './steps/check_transport';
+import { Exchange, FlowSpec, InboundServices, Step } from './exchange';
+
+export const SECURITY_STEPS: readonly Step[] = [
+  checkTransport, // mTLS flows only: plain HTTP is refused before anything is read
+  checkSizeAndMediaType,
+  checkHeaders,
+  checkCertificateMatchesClient, // mTLS flows only: certificate CN = X-Client-Id
+  checkClient,
+  checkAuthorization,
+  checkRateLimit,
+  checkTimestamp,
+  checkSignature,
+  checkNonce,
+];
+
+export function runSecuritySteps(exchange: Exchange, services: InboundServices, spec: FlowSpec): void {
+  for (const step of SECURITY_STEPS) step(exchange, services, spec);
+}

@@ -1,0 +1,13 @@
+// Step 7: X-Nonce not seen from this client within the window. Only a verified request spends its nonce.
+import { ProblemError } from '../problems';
+import { requireClient, Step } from '../exchange';
+
+export const checkNonce: Step = (exchange, services) => {
+  const client = requireClient(exchange);
+  const nonce = exchange.header('x-nonce') ?? '';
+  const windowMs = services.config.timestampWindowS * 1000;
+  const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
+  if (!services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt)) {
+    throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window');
+  }
+};

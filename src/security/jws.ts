@@ -1,0 +1,49 @@
+// Compact JWS with a detached payload (RFC 7515 appendix F), signed and verified with node:crypto KeyObjects.
+import { KeyObject } from 'node:crypto';
+import { isAllowedAlg, JwsAlg, signBytes, verifyBytes } from './algorithms';
+import { b64url, fromB64url, isB64url } from './base64url';
+
+export interface JwsHeader {
+  alg: JwsAlg;
+  kid: string;
+  typ?: string;
+  [name: string]: unknown;
+}
+
+export function signDetached(payload: string, key: KeyObject, header: JwsHeader): string {
+  const protectedHeader = b64url(JSON.stringify(header));
+  const signature = signBytes(header.alg, key, `${protectedHeader}.${b64url(payload)}`);
+  return `${protectedHeader}..${b64url(signature)}`;
+}
+
+export interface ParsedDetachedJws {
+  header: JwsHeader;
+  protectedHeader: string;
+  signature: Buffer;
+}
+
+export class JwsFormatError extends Error {}
+
+/** Parses `protected..signature`; throws JwsFormatError on anything else. */
+export function parseDetached(jws: string): ParsedDetachedJws {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || parts[1] !== '' || !parts[0] || !parts[2] || !isB64url(parts[0]) || !isB64url(parts[2])) {
+    throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
+  }
+  let header: unknown;
+  try {
+    header = JSON.parse(fromB64url(parts[0]).toString('utf8'));
+  } catch {
+    throw new JwsFormatError('protected header is not JSON');
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new JwsFormatError('protected header is not an object');
+  const { alg, kid } = header as Record<string, unknown>;
+  if (!isAllowedAlg(alg)) throw new JwsFormatError('alg must be ES256, PS256 or RS256');
+  if (typeof kid !== 'string' || kid === '') throw new JwsFormatError('kid is missing');
+  if ((header as Record<string, unknown>).b64 !== undefined) throw new JwsFormatError('b64 header is not allowed');
+  return { header: header as JwsHeader, protectedHeader: parts[0], signature: fromB64url(parts[2]) };
+}
+
+export function verifyDetached(parsed: ParsedDetachedJws, payload: string, key: KeyObject): boolean {
+  return verifyBytes(parsed.header.alg, key, `${parsed.protectedHeader}.${b64url(payload)}`, parsed.signature);
+}

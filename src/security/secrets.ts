@@ -1,0 +1,16 @@
+// Client secrets and API keys are stored as SHA-256 hashes: sandbox credentials are long random strings,
+// so a slow KDF buys nothing and would cost the API-key path its throughput.
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+const PREFIX = 'sha256:';
+
+export function hashSecret(secret: string): string {
+  return PREFIX + createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  if (!storedHash.startsWith(PREFIX)) return false;
+  const expected = Buffer.from(storedHash.slice(PREFIX.length), 'hex');
+  const actual = createHash('sha256').update(secret, 'utf8').digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

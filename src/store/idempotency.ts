@@ -1,0 +1,64 @@
+// Idempotency records for create: (client, key) -> body fingerprint and the stored answer.
+import { Db } from './db';
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  statusCode: number | null;
+  body: Buffer | null;
+  lockedUntil: number | null;
+  expiresAt: number;
+}
+
+export class IdempotencyRepository {
+  private readonly findStmt;
+  private readonly deleteStmt;
+  private readonly reserveStmt;
+  private readonly completeStmt;
+  private readonly pruneStmt;
+
+  constructor(db: Db) {
+    this.findStmt = db.prepare(
+      `SELECT fingerprint, state, status_code AS statusCode, body, locked_until AS lockedUntil, expires_at AS expiresAt
+       FROM idempotency_records WHERE client_id = ? AND idem_key = ?`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM idempotency_records WHERE client_id = ? AND idem_key = ?');
+    this.reserveStmt = db.prepare(
+      `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, locked_until, created_at, expires_at)
+       VALUES (?, ?, ?, 'in_progress', ?, ?, ?)`,
+    );
+    this.completeStmt = db.prepare(
+      `UPDATE idempotency_records SET state = 'done', status_code = ?, body = ?, locked_until = NULL
+       WHERE client_id = ? AND idem_key = ? AND state = 'in_progress'`,
+    );
+    this.pruneStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ?');
+  }
+
+  /** The live record, ignoring (and removing) an expired one or an abandoned reservation. */
+  find(clientId: string, key: string, nowMs: number): IdempotencyRecord | undefined {
+    const record = this.findStmt.get(clientId, key) as IdempotencyRecord | undefined;
+    if (!record) return undefined;
+    const abandoned = record.state === 'in_progress' && (record.lockedUntil ?? 0) <= nowMs;
+    if (record.expiresAt <= nowMs || abandoned) {
+      this.deleteStmt.run(clientId, key);
+      return undefined;
+    }
+    return record;
+  }
+
+  reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number): void {
+    this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs);
+  }
+
+  complete(clientId: string, key: string, statusCode: number, body: Buffer): void {
+    this.completeStmt.run(statusCode, body, clientId, key);
+  }
+
+  release(clientId: string, key: string): void {
+    this.deleteStmt.run(clientId, key);
+  }
+
+  prune(nowMs: number): number {
+    return this.pruneStmt.run(nowMs).changes;
+  }
+}

@@ -1,0 +1,130 @@
+// Orders and their status history. Every write here runs inside the caller's transaction.
+import { Db } from './db';
+import { OrderStatus, StatusChange } from '../domain/order-state';
+
+export interface OrderRecord {
+  clientId: string;
+  reference: string;
+  bankReference: string;
+  source: 'push' | 'pull';
+  status: OrderStatus;
+  reasonCode: string | null;
+  reasonMessage: string | null;
+  scenario: string;
+  scenarioSource: string;
+  responseMode: 'sync' | 'async';
+  callbacks: 'normal' | 'none' | 'duplicate';
+  settleAt: number | null;
+  finalStatus: string | null;
+  finalReasonCode: string | null;
+  initiatedAt: string;
+  initiatedAtMs: number;
+  totalAmount: string;
+  currency: string;
+  payload: string;
+  createdAt: number;
+  processedAt: number;
+}
+
+export interface HistoryEntry {
+  from: OrderStatus | null;
+  to: OrderStatus;
+  reasonCode: string | null;
+  cause: string;
+  at: number;
+}
+
+const COLUMNS: Record<keyof OrderRecord, string> = {
+  clientId: 'client_id',
+  reference: 'reference',
+  bankReference: 'bank_reference',
+  source: 'source',
+  status: 'status',
+  reasonCode: 'reason_code',
+  reasonMessage: 'reason_message',
+  scenario: 'scenario',
+  scenarioSource: 'scenario_source',
+  responseMode: 'response_mode',
+  callbacks: 'callbacks',
+  settleAt: 'settle_at',
+  finalStatus: 'final_status',
+  finalReasonCode: 'final_reason_code',
+  initiatedAt: 'initiated_at',
+  initiatedAtMs: 'initiated_at_ms',
+  totalAmount: 'total_amount',
+  currency: 'currency',
+  payload: 'payload',
+  createdAt: 'created_at',
+  processedAt: 'processed_at',
+};
+
+const SELECT = `SELECT ${Object.entries(COLUMNS).map(([field, column]) => `${column} AS ${field}`).join(', ')} FROM orders`;
+
+export class OrderRepository {
+  private readonly findStmt;
+  private readonly insertStmt;
+  private readonly updateStatusStmt;
+  private readonly historyStmt;
+  private readonly historyOfStmt;
+  private readonly dueStmt;
+  private readonly listStmt;
+
+  constructor(private readonly db: Db) {
+    this.findStmt = db.prepare(`${SELECT} WHERE client_id = ? AND reference = ?`);
+    const fields = Object.keys(COLUMNS);
+    this.insertStmt = db.prepare(
+      `INSERT INTO orders (${Object.values(COLUMNS).join(', ')}) VALUES (${fields.map((field) => `@${field}`).join(', ')})`,
+    );
+    this.updateStatusStmt = db.prepare(
+      `UPDATE orders SET status = @to, reason_code = @reasonCode, reason_message = @reasonMessage, processed_at = @at,
+         settle_at = CASE WHEN @to = 'PENDING' THEN settle_at ELSE NULL END
+       WHERE client_id = @clientId AND reference = @reference AND status = @from`,
+    );
+    this.historyStmt = db.prepare(
+      `INSERT INTO order_status_history (client_id, reference, from_status, to_status, reason_code, cause, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.historyOfStmt = db.prepare(
+      `SELECT from_status AS "from", to_status AS "to", reason_code AS reasonCode, cause, at
+       FROM order_status_history WHERE client_id = ? AND reference = ? ORDER BY id`,
+    );
+    this.dueStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? ORDER BY settle_at LIMIT ?`);
+    this.listStmt = db.prepare(`${SELECT} ORDER BY created_at DESC, reference LIMIT ? OFFSET ?`);
+  }
+
+  find(clientId: string, reference: string): OrderRecord | undefined {
+    return this.findStmt.get(clientId, reference) as OrderRecord | undefined;
+  }
+
+  insert(record: OrderRecord, change: StatusChange, cause: string): void {
+    this.insertStmt.run(record);
+    this.appendHistory(record.clientId, record.reference, change, cause);
+  }
+
+  /** Applies a change computed by the state machine; the `status = from` guard refuses a stale write. */
+  applyChange(clientId: string, reference: string, change: StatusChange, cause: string): void {
+    const result = this.updateStatusStmt.run({ clientId, reference, ...change });
+    if (result.changes !== 1) throw new Error(`order ${clientId}/${reference} changed concurrently`);
+    this.appendHistory(clientId, reference, change, cause);
+  }
+
+  history(clientId: string, reference: string): HistoryEntry[] {
+    return this.historyOfStmt.all(clientId, reference) as HistoryEntry[];
+  }
+
+  dueForSettlement(nowMs: number, limit: number): OrderRecord[] {
+    return this.dueStmt.all(nowMs, limit) as OrderRecord[];
+  }
+
+  list(limit: number, offset: number): OrderRecord[] {
+    return this.listStmt.all(limit, offset) as OrderRecord[];
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT COUNT(*) FROM orders').pluck().get() as number;
+  }
+
+  private appendHistory(clientId: string, reference: string, change: StatusChange, cause: string): void {
+    this.historyStmt.run(clientId, reference, change.from, change.to, change.reasonCode, cause, change.at);
+  }
+}
