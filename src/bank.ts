@@ -20,10 +20,15 @@ import { IdempotencyRepository } from './store/idempotency';
 import { MIGRATIONS } from './store/migrations';
 import { NonceRepository } from './store/nonces';
 import { OrderRepository } from './store/orders';
+import { createOutbound, Outbound } from './outbound/outbound';
+import { ConnectorTls } from './outbound/connectors';
+import { sandboxRoutes } from './http/sandbox/routes';
 
 export interface BankOptions {
   clock?: Clock;
   logger?: Logger;
+  /** TLS material for callbacks to https:// Connectors (the dev PKI wires it). */
+  connectorTls?: ConnectorTls;
 }
 
 export interface Bank {
@@ -34,6 +39,7 @@ export interface Bank {
   signer: SigningKey;
   registry: ClientRegistry;
   tokens: TokenService;
+  outbound: Outbound;
   clock: Clock;
   logger: Logger;
   housekeeping(): void;
@@ -91,7 +97,12 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     }
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
-  const app = buildApp({ services, logger, db, book, idempotency, jwks: () => ({ keys: [signer.publicJwk] }), readiness });
+  const outbound = createOutbound({ config, db, book, registry, signer, clock, logger, tls: options.connectorTls });
+  const app = buildApp({
+    services, logger, db, book, idempotency, readiness,
+    jwks: () => ({ keys: [signer.publicJwk] }),
+    extraRoutes: (router) => router.use('/sandbox', sandboxRoutes(config, book.orders, outbound)),
+  });
   const housekeeping = () => {
     const now = clock.now();
     const nonceCount = nonces.prune(now);
@@ -99,7 +110,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
   };
   return {
-    config, app, db, book, signer, registry, tokens, clock, logger, housekeeping,
+    config, app, db, book, signer, registry, tokens, outbound, clock, logger, housekeeping,
     close: () => {
       if (db.open) db.close();
     },

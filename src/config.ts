@@ -1,5 +1,6 @@
 // One documented defaults object; every value can be overridden by the environment variable named beside it.
 // A bad value stops startup with a message that names the variable.
+import cron from 'node-cron';
 
 export interface BankConfig {
   port: number;
@@ -21,6 +22,25 @@ export interface BankConfig {
   createLatencyMs: number;
   tokenTtlS: number;
   issuer: string;
+  bankClientId: string;
+  connectorUrl: string | null;
+  connectorToken: string | null;
+  connectorTimeoutMs: number;
+  pollCron: string;
+  pollStatus: string;
+  pollLimit: number;
+  pollStartOffset: string;
+  callbackMode: 'unit' | 'batch' | 'auto';
+  batchSize: number;
+  batchWindowMs: number;
+  autoBatchThreshold: number;
+  retryScheduleS: number[];
+  retryHorizonS: number;
+  reportPending: boolean;
+  dispatchIntervalMs: number;
+  dispatchConcurrency: number;
+  settleIntervalMs: number;
+  shutdownTimeoutMs: number;
 }
 
 interface Setting<K extends keyof BankConfig> {
@@ -55,6 +75,31 @@ const text = (raw: string): string => {
 };
 const optionalText = (raw: string): string | null => (raw.trim() === '' ? null : raw);
 
+function retrySchedule(raw: string): number[] {
+  const values = raw.split(',').map((part) => part.trim());
+  if (values.some((value) => !/^\d+(\.\d+)?$/.test(value))) throw new Error(`expected comma-separated seconds, got "${raw}"`);
+  return values.map(Number);
+}
+
+function flag(raw: string): boolean {
+  if (/^(1|true|on|yes)$/i.test(raw)) return true;
+  if (/^(0|false|off|no)$/i.test(raw)) return false;
+  throw new Error(`expected true or false, got "${raw}"`);
+}
+
+function instant(raw: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(raw) || Number.isNaN(Date.parse(raw))) {
+    throw new Error(`expected an RFC 3339 UTC instant ending in Z, got "${raw}"`);
+  }
+  return raw;
+}
+
+function cronExpression(raw: string): string {
+  if (raw === 'off') return raw;
+  if (!cron.validate(raw)) throw new Error(`expected a node-cron expression (5 or 6 fields) or "off", got "${raw}"`);
+  return raw;
+}
+
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 
 export const SETTINGS = [
@@ -77,6 +122,25 @@ export const SETTINGS = [
   { key: 'createLatencyMs', env: 'CREATE_LATENCY_MS', default: 0, doc: 'Simulated processing time of a create, to exercise Connector timeouts and `idempotency_in_progress`.', parse: integer(0, 600_000) },
   { key: 'tokenTtlS', env: 'TOKEN_TTL_S', default: 3600, doc: 'Access token lifetime, in seconds.', parse: integer(1, 86_400) },
   { key: 'issuer', env: 'ISSUER', default: 'sandbox-bank', doc: '`iss` of the access tokens the Bank issues.', parse: text },
+  { key: 'bankClientId', env: 'BANK_CLIENT_ID', default: 'sandbox-bank', doc: '`X-Client-Id` the Bank sends on pulls and callbacks.', parse: text },
+  { key: 'connectorUrl', env: 'CONNECTOR_URL', default: null, doc: "Overrides the demo client's connector base URL (or the first client's when there is no demo-connector).", parse: optionalText },
+  { key: 'connectorToken', env: 'CONNECTOR_TOKEN', default: null, doc: 'Static Bearer token the Bank sends on the pull (else per-client `connector.token_url` client_credentials, else none).', parse: optionalText },
+  { key: 'connectorTimeoutMs', env: 'CONNECTOR_TIMEOUT_MS', default: 10_000, doc: 'Timeout of each outgoing call to a Connector.', parse: integer(1, 600_000) },
+  { key: 'pollCron', env: 'POLL_CRON', default: '*/10 * * * * *', doc: 'node-cron schedule of the pull (6 fields = with seconds); `off` disables the scheduled pull.', parse: cronExpression },
+  { key: 'pollStatus', env: 'POLL_STATUS', default: 'READY', doc: '`status` query parameter of the pull.', parse: oneOf('READY', 'INITIATED', 'PENDING') },
+  { key: 'pollLimit', env: 'POLL_LIMIT', default: 100, doc: '`limit` of each pull page.', parse: integer(1, 10_000) },
+  { key: 'pollStartOffset', env: 'POLL_START_OFFSET', default: '1970-01-01T00:00:00Z', doc: 'Cursor of the very first pull from a Connector.', parse: instant },
+  { key: 'callbackMode', env: 'CALLBACK_MODE', default: 'auto', doc: '`unit`, `batch` or `auto` (batch when more than AUTO_BATCH_THRESHOLD are due); a client may override it.', parse: oneOf('unit', 'batch', 'auto') },
+  { key: 'batchSize', env: 'BATCH_SIZE', default: 100, doc: 'Most orders in one batch callback.', parse: integer(1, 10_000) },
+  { key: 'batchWindowMs', env: 'BATCH_WINDOW_MS', default: 1000, doc: 'How long a partial batch may wait for more orders.', parse: integer(0, 3_600_000) },
+  { key: 'autoBatchThreshold', env: 'AUTO_BATCH_THRESHOLD', default: 10, doc: 'In `auto` mode, more due orders than this go as a batch.', parse: integer(1, 100_000) },
+  { key: 'retryScheduleS', env: 'RETRY_SCHEDULE', default: [5, 30, 120, 600, 1800, 3600, 7200], doc: 'Seconds before each retry of a callback; the last value repeats until RETRY_HORIZON_S.', parse: retrySchedule },
+  { key: 'retryHorizonS', env: 'RETRY_HORIZON_S', default: 86_400, doc: 'After this many seconds without a 200 a callback is marked dead.', parse: integer(1, 30 * 86_400) },
+  { key: 'reportPending', env: 'REPORT_PENDING', default: true, doc: 'Send a PENDING callback when an order enters PENDING.', parse: flag },
+  { key: 'dispatchIntervalMs', env: 'DISPATCH_INTERVAL_MS', default: 200, doc: 'How often the callback dispatcher looks for due work.', parse: integer(1, 60_000) },
+  { key: 'dispatchConcurrency', env: 'DISPATCH_CONCURRENCY', default: 16, doc: 'Callbacks in flight at once per Connector.', parse: integer(1, 1024) },
+  { key: 'settleIntervalMs', env: 'SETTLE_INTERVAL_MS', default: 500, doc: 'How often due PENDING orders are settled.', parse: integer(1, 60_000) },
+  { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM, how long to wait for in-flight deliveries.', parse: integer(0, 600_000) },
 ] as const satisfies readonly Setting<keyof BankConfig>[];
 
 export const DEFAULTS: BankConfig = Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.default])) as unknown as BankConfig;

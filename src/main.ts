@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const port = (server.address() as AddressInfo).port;
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
+  bank.outbound.start();
   bank.logger.info('sandbox bank listening', {
     http: `http://localhost:${port}`,
     data_dir: config.dataDir,
@@ -29,18 +30,18 @@ async function main(): Promise<void> {
     kid: bank.signer.kid,
     clients: bank.registry.all().map((client) => client.id),
   });
-  const stop = (signal: string) => {
-    bank.logger.info('stopping', { signal });
+  const stop = async (signal: string) => {
+    bank.logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
     clearInterval(housekeeping);
-    server.close(() => {
-      bank.close();
-      process.exit(0);
-    });
+    server.close();
     server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 5_000).unref();
+    await bank.outbound.stop(config.shutdownTimeoutMs);
+    bank.close();
+    bank.logger.info('stopped');
+    process.exit(0);
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

@@ -81,4 +81,72 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'outbound: pull cursors, rejected pulled orders, status events, callbacks and attempts',
+    sql: `
+      CREATE TABLE poll_cursors (
+        client_id TEXT PRIMARY KEY,
+        cursor TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE pulled_order_rejections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        reference TEXT,
+        fingerprint TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        UNIQUE (client_id, fingerprint)
+      );
+      -- The outbox: one row per status change to report, written in the transaction of the change.
+      CREATE TABLE status_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        bank_reference TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason_code TEXT,
+        reason_message TEXT,
+        processed_at INTEGER NOT NULL,
+        copies INTEGER NOT NULL DEFAULT 1,
+        state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'sent', 'superseded')),
+        callback_id INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX status_events_queued ON status_events (client_id, id) WHERE state = 'queued';
+      CREATE INDEX status_events_by_order ON status_events (client_id, reference, id);
+      -- A callback message: frozen URL, key and body bytes; delivered by attempts on a schedule.
+      CREATE TABLE callbacks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('unit', 'batch')),
+        idempotency_key TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body BLOB NOT NULL,
+        copies_left INTEGER NOT NULL DEFAULT 1,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        delivered_at INTEGER,
+        last_error TEXT
+      );
+      CREATE INDEX callbacks_due ON callbacks (next_attempt_at) WHERE state = 'pending';
+      CREATE TABLE callback_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        callback_id INTEGER NOT NULL REFERENCES callbacks (id),
+        attempt INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        status_code INTEGER,
+        latency_ms INTEGER NOT NULL,
+        error TEXT,
+        response_body TEXT
+      );
+      CREATE INDEX callback_attempts_by_callback ON callback_attempts (callback_id, id);
+    `,
+  },
 ];
+

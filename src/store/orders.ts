@@ -120,6 +120,10 @@ export class OrderRepository {
     return this.listStmt.all(limit, offset) as OrderRecord[];
   }
 
+  findByReference(reference: string): OrderRecord[] {
+    return this.db.prepare(`${SELECT} WHERE reference = ? ORDER BY client_id`).all(reference) as OrderRecord[];
+  }
+
   count(): number {
     return this.db.prepare('SELECT COUNT(*) FROM orders').pluck().get() as number;
   }

@@ -1,7 +1,6 @@
 // Step 9 of create: the body is UTF-8 JSON that matches schemas/payment-order.schema.json and the business checks.
 import { PaymentOrder } from '../../domain/order';
-import { businessViolations } from '../../domain/validation';
-import { schemaValidator, violationsOf } from '../../schemas';
+import { orderViolations } from '../../application/order-validation';
 import { ProblemError } from '../problems';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -12,13 +11,6 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch {
     throw new ProblemError('body_malformed', 'the body is not valid UTF-8 JSON');
   }
-}
-
-/** Schema violations first; business violations (totals, ISO 4217, scenario) only for schema-valid orders. */
-export function orderViolations(value: unknown) {
-  const validate = schemaValidator('payment-order');
-  if (!validate(value)) return violationsOf(validate);
-  return businessViolations(value as PaymentOrder);
 }
 
 export function parseOrder(raw: Buffer): PaymentOrder {

@@ -1,0 +1,185 @@
+// The transactional outbox (status_events), callback messages and their delivery attempts.
+import { Db } from './db';
+
+export interface StatusEventRow {
+  id: number;
+  clientId: string;
+  reference: string;
+  bankReference: string;
+  status: 'PENDING' | 'SUCCESS' | 'FAILED';
+  reasonCode: string | null;
+  reasonMessage: string | null;
+  processedAt: number;
+  copies: number;
+  createdAt: number;
+}
+
+export interface CallbackRow {
+  id: number;
+  clientId: string;
+  kind: 'unit' | 'batch';
+  idempotencyKey: string;
+  url: string;
+  body: Buffer;
+  copiesLeft: number;
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  deliveredAt: number | null;
+  lastError: string | null;
+}
+
+export interface AttemptRow {
+  callbackId: number;
+  attempt: number;
+  startedAt: number;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+const EVENT_COLUMNS = `id, client_id AS clientId, reference, bank_reference AS bankReference, status, reason_code AS reasonCode,
+  reason_message AS reasonMessage, processed_at AS processedAt, copies, created_at AS createdAt`;
+function callbackColumns(alias = ''): string {
+  const p = alias ? `${alias}.` : '';
+  return `${p}id AS id, ${p}client_id AS clientId, ${p}kind AS kind, ${p}idempotency_key AS idempotencyKey, ${p}url AS url, ${p}body AS body,
+    ${p}copies_left AS copiesLeft, ${p}state AS state, ${p}attempts AS attempts, ${p}next_attempt_at AS nextAttemptAt,
+    ${p}created_at AS createdAt, ${p}delivered_at AS deliveredAt, ${p}last_error AS lastError`;
+}
+const CALLBACK_COLUMNS = callbackColumns();
+
+export class OutboxRepository {
+  private readonly enqueueStmt;
+  private readonly queuedStmt;
+  private readonly blockedStmt;
+  private readonly laterFinalStmt;
+  private readonly supersedeStmt;
+  private readonly insertCallbackStmt;
+  private readonly markSentStmt;
+  private readonly dueStmt;
+  private readonly attemptStmt;
+  private readonly deliveredStmt;
+  private readonly resendStmt;
+  private readonly retryStmt;
+  private readonly deadStmt;
+
+  constructor(readonly db: Db) {
+    this.enqueueStmt = db.prepare(
+      `INSERT INTO status_events (client_id, reference, bank_reference, status, reason_code, reason_message, processed_at, copies, created_at)
+       VALUES (@clientId, @reference, @bankReference, @status, @reasonCode, @reasonMessage, @processedAt, @copies, @createdAt)`,
+    );
+    this.queuedStmt = db.prepare(`SELECT ${EVENT_COLUMNS} FROM status_events WHERE state = 'queued' AND client_id = ? ORDER BY id LIMIT ?`);
+    this.blockedStmt = db.prepare(
+      `SELECT 1 FROM status_events e JOIN callbacks c ON c.id = e.callback_id
+       WHERE e.client_id = ? AND e.reference = ? AND e.id < ? AND c.state = 'pending' LIMIT 1`,
+    );
+    this.laterFinalStmt = db.prepare(
+      `SELECT 1 FROM status_events WHERE client_id = ? AND reference = ? AND id > ? AND status IN ('SUCCESS', 'FAILED') LIMIT 1`,
+    );
+    this.supersedeStmt = db.prepare(`UPDATE status_events SET state = 'superseded' WHERE id = ?`);
+    this.insertCallbackStmt = db.prepare(
+      `INSERT INTO callbacks (client_id, kind, idempotency_key, url, body, copies_left, state, next_attempt_at, created_at)
+       VALUES (@clientId, @kind, @idempotencyKey, @url, @body, @copiesLeft, 'pending', @nextAttemptAt, @createdAt)`,
+    );
+    this.markSentStmt = db.prepare(`UPDATE status_events SET state = 'sent', callback_id = ? WHERE id = ? AND state = 'queued'`);
+    this.dueStmt = db.prepare(
+      `SELECT ${CALLBACK_COLUMNS} FROM callbacks WHERE state = 'pending' AND client_id = ? AND next_attempt_at <= ?
+       ORDER BY next_attempt_at, id LIMIT ?`,
+    );
+    this.attemptStmt = db.prepare(
+      `INSERT INTO callback_attempts (callback_id, attempt, started_at, url, status_code, latency_ms, error, response_body)
+       VALUES (@callbackId, @attempt, @startedAt, @url, @statusCode, @latencyMs, @error, @responseBody)`,
+    );
+    this.deliveredStmt = db.prepare(
+      `UPDATE callbacks SET state = 'delivered', attempts = attempts + 1, delivered_at = ?, copies_left = 0, last_error = NULL WHERE id = ? AND state = 'pending'`,
+    );
+    this.resendStmt = db.prepare(
+      `UPDATE callbacks SET attempts = attempts + 1, copies_left = copies_left - 1, next_attempt_at = ?, last_error = NULL WHERE id = ? AND state = 'pending'`,
+    );
+    this.retryStmt = db.prepare(`UPDATE callbacks SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`);
+    this.deadStmt = db.prepare(`UPDATE callbacks SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 'pending'`);
+  }
+
+  enqueue(event: Omit<StatusEventRow, 'id'>): void {
+    this.enqueueStmt.run(event);
+  }
+
+  queued(clientId: string, limit: number): StatusEventRow[] {
+    return this.queuedStmt.all(clientId, limit) as StatusEventRow[];
+  }
+
+  /** An earlier report of the same order is still being delivered: this one must wait (in-order delivery). */
+  isBlocked(event: StatusEventRow): boolean {
+    return this.blockedStmt.get(event.clientId, event.reference, event.id) !== undefined;
+  }
+
+  /** A PENDING not yet sent is moot once a final for the same order is queued: PENDING never follows a final. */
+  hasLaterFinal(event: StatusEventRow): boolean {
+    return this.laterFinalStmt.get(event.clientId, event.reference, event.id) !== undefined;
+  }
+
+  supersede(eventId: number): void {
+    this.supersedeStmt.run(eventId);
+  }
+
+  /** Freezes a message (key, URL, body bytes) and binds its events to it. Call inside a transaction. */
+  createCallback(callback: Pick<CallbackRow, 'clientId' | 'kind' | 'idempotencyKey' | 'url' | 'body' | 'copiesLeft' | 'nextAttemptAt' | 'createdAt'>, eventIds: number[]): number {
+    const id = Number(this.insertCallbackStmt.run(callback).lastInsertRowid);
+    for (const eventId of eventIds) this.markSentStmt.run(id, eventId);
+    return id;
+  }
+
+  due(clientId: string, nowMs: number, limit: number): CallbackRow[] {
+    return this.dueStmt.all(clientId, nowMs, limit) as CallbackRow[];
+  }
+
+  recordAttempt(attempt: AttemptRow): void {
+    this.attemptStmt.run(attempt);
+  }
+
+  markDelivered(callbackId: number, nowMs: number): void {
+    this.deliveredStmt.run(nowMs, callbackId);
+  }
+
+  /** A 200 on a message that must be sent again (DUPLICATE_CALLBACK): same key, same bytes, right away. */
+  markResend(callbackId: number, nowMs: number): void {
+    this.resendStmt.run(nowMs, callbackId);
+  }
+
+  scheduleRetry(callbackId: number, atMs: number, error: string): void {
+    this.retryStmt.run(atMs, error, callbackId);
+  }
+
+  markDead(callbackId: number, error: string): void {
+    this.deadStmt.run(error, callbackId);
+  }
+
+  listCallbacks(state: string | null, limit: number): Omit<CallbackRow, 'body'>[] {
+    const where = state ? 'WHERE state = ?' : '';
+    const rows = this.db
+      .prepare(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ${where} ORDER BY id DESC LIMIT ?`)
+      .all(...(state ? [state, limit] : [limit])) as CallbackRow[];
+    return rows.map(({ body, ...rest }) => ({ ...rest, body: body.toString('utf8') }) as unknown as CallbackRow);
+  }
+
+  callbacksOfOrder(clientId: string, reference: string): (Omit<CallbackRow, 'body'> & { body: string; attemptLog: AttemptRow[] })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT ${callbackColumns('c')} FROM callbacks c
+         JOIN status_events e ON e.callback_id = c.id WHERE e.client_id = ? AND e.reference = ? ORDER BY c.id`,
+      )
+      .all(clientId, reference) as CallbackRow[];
+    const attempts = this.db.prepare(
+      `SELECT callback_id AS callbackId, attempt, started_at AS startedAt, url, status_code AS statusCode, latency_ms AS latencyMs,
+         error, response_body AS responseBody FROM callback_attempts WHERE callback_id = ? ORDER BY id`,
+    );
+    return rows.map((row) => ({ ...row, body: row.body.toString('utf8'), attemptLog: attempts.all(row.id) as AttemptRow[] }));
+  }
+
+  eventsOfOrder(clientId: string, reference: string): StatusEventRow[] {
+    return this.db.prepare(`SELECT ${EVENT_COLUMNS}, state FROM status_events WHERE client_id = ? AND reference = ? ORDER BY id`).all(clientId, reference) as StatusEventRow[];
+  }
+}
