@@ -1,0 +1,239 @@
+import request from 'supertest';
+import { Bank } from '../../src/bank';
+import { ManualClock } from '../../src/domain/clock';
+import { FakeConnector } from '../helpers/fake-connector';
+import { DemoClient, sampleOrder } from '../helpers/bank';
+import { bankWithFakeConnector, connectorOrder, drain, waitFor } from '../helpers/outbound';
+
+describe('callback delivery', () => {
+  let bank: Bank;
+  let fake: FakeConnector;
+
+  beforeEach(async () => {
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.02, 0.05] }));
+  });
+  afterEach(async () => {
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+
+  function attemptsOf(key: string) {
+    return bank.db
+      .prepare('SELECT a.attempt, a.status_code AS statusCode, a.error, a.latency_ms AS latencyMs, a.url FROM callback_attempts a JOIN callbacks c ON c.id = a.callback_id WHERE c.idempotency_key = ? ORDER BY a.id')
+      .all(key) as { attempt: number; statusCode: number | null; error: string | null; latencyMs: number; url: string }[];
+  }
+
+  it('retries a Connector that answers 500 three times, with the same key and the same bytes, and records each attempt', async () => {
+    const answers = new Map<string, number>();
+    fake.behaviour = (kind, key) => {
+      if (kind === 'pull') return null;
+      const seen = answers.get(key) ?? 0;
+      answers.set(key, seen + 1);
+      return seen < 3 ? 500 : null;
+    };
+    fake.orders = [connectorOrder('RETRY-1', '2026-11-20T00:00:00Z')];
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+
+    const received = fake.callbacks.filter((callback) => callback.parsed.reference === 'RETRY-1');
+    expect(received.map((callback) => callback.answeredWith)).toEqual([500, 500, 500, 200]);
+    expect(new Set(received.map((callback) => callback.idempotencyKey)).size).toBe(1);
+    expect(new Set(received.map((callback) => callback.body)).size).toBe(1);
+    expect(fake.keyBodyMismatches).toEqual([]);
+    const attempts = attemptsOf(received[0].idempotencyKey);
+    expect(attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 200]);
+    expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4]);
+    expect(attempts[0].error).toBe('HTTP 500');
+    expect(attempts[3].error).toBeNull();
+  });
+
+  it('delivers everything once a Connector that was down comes back', async () => {
+    let down = true;
+    fake.behaviour = (kind) => (kind !== 'pull' && down ? 'reset' : null);
+    fake.orders = Array.from({ length: 20 }, (_, index) => connectorOrder(`DOWN-${index}`, '2026-11-20T00:00:00Z'));
+    await bank.outbound.poller.runCycle();
+    for (let pass = 0; pass < 5; pass += 1) {
+      await bank.outbound.dispatcher.runOnce();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(fake.finals.size).toBe(0);
+    const failed = bank.db.prepare('SELECT COUNT(*) FROM callback_attempts WHERE status_code IS NULL AND error IS NOT NULL').pluck().get() as number;
+    expect(failed).toBeGreaterThan(0);
+    down = false;
+    await drain(bank);
+    expect(fake.finals.size).toBe(20);
+    expect(fake.keyBodyMismatches).toEqual([]);
+  });
+
+  it('marks a callback dead after the retry horizon', async () => {
+    bank.close();
+    await fake.stop();
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.01], retryHorizonS: 1 }));
+    fake.behaviour = (kind) => (kind === 'pull' ? null : 503);
+    fake.orders = [connectorOrder('DEAD-1', '2026-11-20T00:00:00Z')];
+    await bank.outbound.poller.runCycle();
+    await waitFor(() => {
+      void bank.outbound.dispatcher.runOnce();
+      return (bank.db.prepare("SELECT COUNT(*) FROM callbacks WHERE state = 'dead'").pluck().get() as number) === 1;
+    }, 10_000, 'a dead callback');
+    const dead = await request(bank.app).get('/sandbox/callbacks?state=dead');
+    expect(dead.status).toBe(200);
+    expect(dead.body.callbacks).toHaveLength(1);
+    expect(dead.body.callbacks[0].last_error ?? dead.body.callbacks[0].lastError).toBe('HTTP 503');
+  });
+
+  it('records an invalid order in a page as rejected and keeps going', async () => {
+    fake.orders = [
+      connectorOrder('GOOD-1', '2026-11-20T00:00:01Z'),
+      { ...connectorOrder('BAD-TOTAL', '2026-11-20T00:00:02Z'), total_amount: '99.99' },
+      { ...connectorOrder('BAD-FIELD', '2026-11-20T00:00:03Z'), unexpected: true },
+      connectorOrder('GOOD-2', '2026-11-20T00:00:04Z'),
+    ];
+    const [report] = await bank.outbound.poller.runCycle();
+    expect(report).toMatchObject({ outcome: 'ok', accepted: 2, rejected: 2 });
+    const rejections = bank.outbound.pollState.rejections('demo-connector');
+    expect(rejections.map((rejection) => rejection.reference)).toEqual(['BAD-TOTAL', 'BAD-FIELD']);
+    expect(rejections[0].reason).toContain('/total_amount');
+    expect(rejections[1].reason).toContain('/unexpected');
+    expect(bank.outbound.pollState.cursor('demo-connector')).toBe('2026-11-20T00:00:04Z');
+    await drain(bank);
+    expect([...fake.finals.keys()].sort()).toEqual(['GOOD-1', 'GOOD-2']);
+  });
+
+  it('treats 204 as nothing to do, and a 500 on the pull as a logged error that the next cycle retries', async () => {
+    const [empty] = await bank.outbound.poller.runCycle();
+    expect(empty.outcome).toBe('no_content');
+    fake.behaviour = (kind) => (kind === 'pull' ? 500 : null);
+    const [failed] = await bank.outbound.poller.runCycle();
+    expect(failed.outcome).toBe('error');
+    expect(failed.error).toContain('HTTP 500');
+    fake.behaviour = () => null;
+    fake.orders = [connectorOrder('AFTER-ERROR', '2026-11-20T00:00:00Z')];
+    const [recovered] = await bank.outbound.poller.runCycle();
+    expect(recovered.accepted).toBe(1);
+  });
+
+  it('reports PENDING then the final for a pulled PENDING order, and never PENDING after a final', async () => {
+    bank.close();
+    await fake.stop();
+    const clock = new ManualClock(Date.now());
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit' }, { clock }));
+    fake.orders = [connectorOrder('PEND-1', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:5:FAILED:BUS_ACCOUNT_BLOCKED' } })];
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+    expect(fake.statusesOf('PEND-1')).toEqual(['PENDING']);
+    clock.advance(5000);
+    await drain(bank);
+    expect(fake.statusesOf('PEND-1')).toEqual(['PENDING', 'FAILED']);
+    const final = fake.callbacks.find((callback) => callback.parsed.status === 'FAILED');
+    expect(final?.parsed).toMatchObject({ reference: 'PEND-1', reasonCode: 'BUS_ACCOUNT_BLOCKED', reasonMessage: 'Account blocked' });
+    expect(final?.parsed.processed_at).toEqual(expect.stringMatching(/Z$/));
+    expect(final?.parsed).not.toHaveProperty('timestamp');
+  });
+
+  it('drops a PENDING report that was not sent yet when the final is already known', async () => {
+    fake.orders = [connectorOrder('PEND-2', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:0:SUCCESS' } })];
+    await bank.outbound.poller.runCycle();
+    bank.outbound.settlement.tick();
+    await drain(bank);
+    expect(fake.statusesOf('PEND-2')).toEqual(['SUCCESS']);
+  });
+
+  it('sends DUPLICATE_CALLBACK finals twice with the same key and bytes; pushed 200 finals are not called back', async () => {
+    const client = new DemoClient(bank);
+    const duplicate = sampleOrder({ metadata: { sandbox_scenario: 'DUPLICATE_CALLBACK' } });
+    const sync = sampleOrder();
+    expect((await client.create(duplicate)).status).toBe(202);
+    expect((await client.create(sync)).status).toBe(200);
+    await drain(bank);
+    const finals = fake.callbacks.filter((callback) => callback.parsed.reference === duplicate.reference && callback.parsed.status === 'SUCCESS');
+    expect(finals).toHaveLength(2);
+    expect(finals[0].idempotencyKey).toBe(finals[1].idempotencyKey);
+    expect(finals[0].body).toBe(finals[1].body);
+    expect(fake.statusesOf(sync.reference as string)).toEqual([]);
+  });
+
+  it('reports an ASYNC push by callback after its delay, and NO_CALLBACK never', async () => {
+    const client = new DemoClient(bank);
+    const asyncOrder = sampleOrder({ metadata: { sandbox_scenario: 'ASYNC:0:SUCCESS' } });
+    const silent = sampleOrder({ metadata: { sandbox_scenario: 'NO_CALLBACK' } });
+    expect((await client.create(asyncOrder)).status).toBe(202);
+    expect((await client.create(silent)).status).toBe(202);
+    await drain(bank);
+    expect(fake.statusesOf(asyncOrder.reference as string)).toEqual(['PENDING', 'SUCCESS']);
+    expect(fake.statusesOf(silent.reference as string)).toEqual([]);
+  });
+
+  it('shows an order with its history, callbacks and attempts on /sandbox/orders/{reference}', async () => {
+    fake.orders = [connectorOrder('INSPECT-1', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:0:SUCCESS' } })];
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+    const response = await request(bank.app).get('/sandbox/orders/INSPECT-1');
+    expect(response.status).toBe(200);
+    expect(response.body.history.map((entry: { to: string }) => entry.to)).toEqual(['PENDING', 'SUCCESS']);
+    expect(response.body.callbacks.length).toBeGreaterThanOrEqual(1);
+    expect(response.body.callbacks[0].attemptLog[0]).toMatchObject({ statusCode: 200 });
+  });
+});
+
+describe('batch callbacks', () => {
+  it('freezes each batch: batch_id equals X-Idempotency-Key, and a retry resends the same bytes', async () => {
+    const { bank, fake } = await bankWithFakeConnector({ callbackMode: 'batch', batchSize: 10, retryScheduleS: [0.02] });
+    let failures = 2;
+    fake.behaviour = (kind) => (kind === 'batch' && failures-- > 0 ? 502 : null);
+    fake.orders = Array.from({ length: 25 }, (_, index) => connectorOrder(`B-${String(index).padStart(2, '0')}`, '2026-11-20T00:00:00Z'));
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+    const batches = fake.callbacks.filter((callback) => callback.kind === 'batch');
+    for (const batch of batches) {
+      expect(batch.parsed.batch_id).toBe(batch.idempotencyKey);
+      expect(batch.parsed.sent_at).toEqual(expect.stringMatching(/Z$/));
+      for (const item of batch.parsed.orders as Record<string, string>[]) {
+        expect(Object.keys(item)).toEqual(['reference', 'bank_reference', 'status', 'timestamp']);
+      }
+    }
+    expect(fake.keyBodyMismatches).toEqual([]);
+    expect(fake.finals.size).toBe(25);
+    expect(batches.filter((batch) => batch.answeredWith === 200)).toHaveLength(3);
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+
+  it('auto mode sends unit callbacks for a few orders and batches above the threshold', async () => {
+    const { bank, fake } = await bankWithFakeConnector({ callbackMode: 'auto', autoBatchThreshold: 5, batchSize: 50 });
+    fake.orders = Array.from({ length: 3 }, (_, index) => connectorOrder(`AUTO-A-${index}`, '2026-11-20T00:00:00Z'));
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+    expect(fake.callbacks.every((callback) => callback.kind === 'unit')).toBe(true);
+    fake.orders = Array.from({ length: 20 }, (_, index) => connectorOrder(`AUTO-B-${index}`, '2026-11-21T00:00:00Z'));
+    await bank.outbound.poller.runCycle();
+    await drain(bank);
+    expect(fake.callbacks.some((callback) => callback.kind === 'batch')).toBe(true);
+    expect(fake.finals.size).toBe(23);
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+});
+
+describe('strict mode', () => {
+  it('does not send callbacks to an http:// Connector, and records why', async () => {
+    const { bank, fake } = await bankWithFakeConnector({ sandboxMode: 'strict', adminToken: 'admin-secret-token' });
+    fake.orders = [connectorOrder('STRICT-1', '2026-11-20T00:00:00Z')];
+    await bank.outbound.poller.runCycle();
+    await bank.outbound.dispatcher.runOnce();
+    expect(fake.callbacks).toHaveLength(0);
+    const error = bank.db.prepare('SELECT error FROM callback_attempts').pluck().get() as string;
+    expect(error).toContain('SANDBOX_MODE=relaxed');
+    const unauthorized = await request(bank.app).get('/sandbox/callbacks');
+    expect(unauthorized.status).toBe(401);
+    const listed = await request(bank.app).get('/sandbox/callbacks?state=pending').set('authorization', 'Bearer admin-secret-token');
+    expect(listed.status).toBe(200);
+    expect(listed.body.callbacks).toHaveLength(1);
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+});

@@ -1,0 +1,64 @@
+import { Bank } from '../../src/bank';
+import { FakeConnector } from '../helpers/fake-connector';
+import { bankWithFakeConnector, connectorOrder, drain } from '../helpers/outbound';
+
+const BASE = Date.parse('2026-11-20T00:00:00Z');
+const SHARED_FROM = 150;
+const SHARED_COUNT = 300;
+
+/** 2,500 orders one second apart, except 300 that share one initiated_at across two page boundaries. */
+function generateOrders(total = 2500) {
+  const orders = [];
+  for (let index = 0; index < total; index += 1) {
+    const shared = index >= SHARED_FROM && index < SHARED_FROM + SHARED_COUNT;
+    const seconds = shared ? SHARED_FROM : index;
+    const initiatedAt = new Date(BASE + seconds * 1000).toISOString().replace('.000Z', 'Z');
+    orders.push(connectorOrder(`PULL-${String(index).padStart(5, '0')}`, initiatedAt));
+  }
+  return orders;
+}
+
+describe.each(['unit', 'batch'] as const)('pull of 2,500 orders in %s mode', (mode) => {
+  let bank: Bank;
+  let fake: FakeConnector;
+
+  beforeAll(async () => {
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: mode, pollLimit: 100, batchSize: 100, dispatchConcurrency: 32 }));
+    fake.orders = generateOrders();
+  });
+  afterAll(async () => {
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+
+  it('settles and reports every order exactly once, and the cursor ends at the maximum', async () => {
+    const [report] = await bank.outbound.poller.runCycle();
+    expect(report.outcome).toBe('ok');
+    expect(report.accepted).toBe(2500);
+    expect(report.rejected).toBe(0);
+    await drain(bank);
+
+    expect(bank.book.orders.count()).toBe(2500);
+    expect(fake.finals.size).toBe(2500);
+    expect(fake.conflicts).toEqual([]);
+    expect(fake.callbacks.every((callback) => callback.signatureOk)).toBe(true);
+    expect(fake.callbacks.every((callback) => callback.kind === mode)).toBe(true);
+    for (const order of fake.orders) {
+      expect(fake.statusesOf(String(order.reference)).filter((status) => status !== 'PENDING')).toEqual(['SUCCESS']);
+    }
+    const max = fake.orders[fake.orders.length - 1].initiated_at;
+    expect(bank.outbound.pollState.cursor('demo-connector')).toBe(max);
+    expect(fake.pulls.every((pull) => pull.signatureOk)).toBe(true);
+    // The shared instant forced a wider page once instead of stalling.
+    expect(fake.pulls.some((pull) => pull.limit > 100)).toBe(true);
+  });
+
+  it('a second cycle neither re-settles nor re-reports anything', async () => {
+    const before = fake.callbacks.length;
+    const [report] = await bank.outbound.poller.runCycle();
+    expect(report.accepted).toBe(0);
+    await drain(bank);
+    expect(fake.callbacks.length).toBe(before);
+  });
+});
