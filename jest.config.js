@@ -6,4 +6,5 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/test/robustness/long/'],
   transform: { '^.+\\.ts$': ['ts-jest', {}] },
   testTimeout: 60_000,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };

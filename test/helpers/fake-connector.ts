@@ -34,6 +34,8 @@ export class FakeConnector {
   readonly bodiesByKey = new Map<string, string>();
   readonly keyBodyMismatches: string[] = [];
   behaviour: Behaviour = () => null;
+  /** Artificial latency per answer, to make a run long enough to be interrupted. */
+  latencyMs = 0;
   private keys = new Map<string, KeyObject>();
   private server: http.Server | null = null;
   url = '';
@@ -80,6 +82,7 @@ export class FakeConnector {
     const url = new URL(req.url ?? '/', 'http://fake');
     const key = String(req.headers['x-idempotency-key'] ?? '');
     const kind = url.pathname === '/payment-orders' ? 'pull' : url.pathname.endsWith('/batch') ? 'batch' : 'unit';
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const forced = this.behaviour(kind, key);
     if (forced === 'reset') {
       req.socket.destroy();
