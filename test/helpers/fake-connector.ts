@@ -80,6 +80,7 @@ export class FakeConnector {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await this.readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake');
+    if (url.pathname === '/oauth/token') return this.issueToken(req, res, body);
     const key = String(req.headers['x-idempotency-key'] ?? '');
     const kind = url.pathname === '/payment-orders' ? 'pull' : url.pathname.endsWith('/batch') ? 'batch' : 'unit';
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
@@ -91,6 +92,15 @@ export class FakeConnector {
     if (forced === 'hang') return;
     if (kind === 'pull') return this.servePull(req, res, url, body, forced);
     this.receiveCallback(req, res, kind, key, body, forced);
+  }
+
+  /** A client_credentials endpoint, so the Bank's token fetching can be tested. */
+  readonly tokenRequests: { authorization?: string; body: string }[] = [];
+  issuedToken = 'fake-connector-token';
+
+  private issueToken(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): void {
+    this.tokenRequests.push({ authorization: req.headers.authorization, body: body.toString('utf8') });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: this.issuedToken, token_type: 'Bearer', expires_in: 3600 }));
   }
 
   private servePull(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, forced: number | null): void {
