@@ -1,0 +1,38 @@
+# Sandbox Bank: two stages on node:20-slim.
+#   docker build -t sandbox-bank .
+#   docker run --rm -p 8080:8080 -p 8443:8443 -v sandbox-bank-data:/data sandbox-bank
+
+# ---- build: compile TypeScript and the better-sqlite3 native module, then drop dev dependencies ----
+FROM node:20-slim AS build
+WORKDIR /app
+# better-sqlite3 falls back to building from source (node-gyp) when no prebuilt binary fits.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev
+
+# ---- runtime: only what `node dist/main.js` reads, run as the unprivileged `node` user ----
+FROM node:20-slim
+ENV NODE_ENV=production \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY schemas ./schemas
+COPY fixtures ./fixtures
+# The data directory (SQLite, keys, dev PKI) must exist and belong to `node` before it is declared a volume,
+# so that a new named volume starts with that ownership.
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 8080 8443
+# No curl in slim images: ask /readyz with node itself.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "require('node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/readyz', timeout: 4000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)).on('timeout', () => process.exit(1)).on('error', () => process.exit(1))"]
+CMD ["node", "dist/main.js"]
