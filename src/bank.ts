@@ -71,10 +71,14 @@ export function loadRules(config: BankConfig) {
   }
 }
 
+export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
+  return loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients').clients;
+}
+
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const { clients } = loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients');
+  const clients = loadClientDefinitions(config);
   const registry = new ClientRegistry(clients);
   const rules = loadRules(config);
   const db = openDatabase(config.dataDir);

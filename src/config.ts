@@ -41,6 +41,13 @@ export interface BankConfig {
   dispatchConcurrency: number;
   settleIntervalMs: number;
   shutdownTimeoutMs: number;
+  pkiDir: string | null;
+  tlsServerNames: string[];
+  tlsCaFile: string | null;
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  tlsClientCertFile: string | null;
+  tlsClientKeyFile: string | null;
 }
 
 interface Setting<K extends keyof BankConfig> {
@@ -100,6 +107,10 @@ function cronExpression(raw: string): string {
   return raw;
 }
 
+function list(raw: string): string[] {
+  return raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+}
+
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 
 export const SETTINGS = [
@@ -140,6 +151,13 @@ export const SETTINGS = [
   { key: 'dispatchIntervalMs', env: 'DISPATCH_INTERVAL_MS', default: 200, doc: 'How often the callback dispatcher looks for due work.', parse: integer(1, 60_000) },
   { key: 'dispatchConcurrency', env: 'DISPATCH_CONCURRENCY', default: 16, doc: 'Callbacks in flight at once per Connector.', parse: integer(1, 1024) },
   { key: 'settleIntervalMs', env: 'SETTLE_INTERVAL_MS', default: 500, doc: 'How often due PENDING orders are settled.', parse: integer(1, 60_000) },
+  { key: 'pkiDir', env: 'PKI_DIR', default: null, doc: 'Where the dev PKI lives (default `<DATA_DIR>/pki`).', parse: optionalText },
+  { key: 'tlsServerNames', env: 'TLS_SERVER_NAMES', default: [], doc: "Extra DNS names / IPs (comma-separated) for the Bank's dev server certificate.", parse: list },
+  { key: 'tlsCaFile', env: 'TLS_CA_FILE', default: null, doc: 'External CA (PEM) that client certificates and Connector servers must chain to; with TLS_CERT_FILE and TLS_KEY_FILE it replaces the dev PKI.', parse: optionalText },
+  { key: 'tlsCertFile', env: 'TLS_CERT_FILE', default: null, doc: "External server certificate (PEM) of the Bank's HTTPS listener.", parse: optionalText },
+  { key: 'tlsKeyFile', env: 'TLS_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CERT_FILE.', parse: optionalText },
+  { key: 'tlsClientCertFile', env: 'TLS_CLIENT_CERT_FILE', default: null, doc: 'External client certificate (PEM) the Bank presents on callbacks (with an external CA).', parse: optionalText },
+  { key: 'tlsClientKeyFile', env: 'TLS_CLIENT_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CLIENT_CERT_FILE.', parse: optionalText },
   { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM, how long to wait for in-flight deliveries.', parse: integer(0, 600_000) },
 ] as const satisfies readonly Setting<keyof BankConfig>[];
 
@@ -157,6 +175,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     } catch (error) {
       problems.push(`${setting.env}: ${(error as Error).message}`);
     }
+  }
+  const external = [config.tlsCaFile, config.tlsCertFile, config.tlsKeyFile];
+  if (external.some((value) => value !== null) && external.some((value) => value === null)) {
+    problems.push('TLS_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE: set all three to use an external CA, or none for the dev PKI');
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return { ...(config as unknown as BankConfig), ...overrides };
