@@ -12,7 +12,7 @@ const { SETTINGS } = require(path.join(root, 'dist', 'config.js'));
 
 function formatDefault(value) {
   if (value === null) return '(unset)';
-  if (Array.isArray(value)) return `\`${value.join(',')}\``;
+  if (Array.isArray(value)) return value.length === 0 ? '(empty)' : `\`${value.join(',')}\``;
   return `\`${String(value)}\``;
 }
 

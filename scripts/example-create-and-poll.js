@@ -14,11 +14,12 @@
 //   BANK_URL          plain-HTTP base address, for the token and the create (default http://localhost:8080)
 //   BANK_TLS_URL      HTTPS (mTLS) base address, for reverse polling (default https://localhost:8443)
 //   DATA_DIR          the bank's data directory; its dev PKI holds the client certificate (default ./data)
+//   PKI_DIR           the bank's dev PKI, when it is not DATA_DIR/pki
 //   CREDENTIALS_FILE  the Connector's credentials (default fixtures/demo-connector/credentials.json)
 //   POLL_TIMEOUT_S    give up polling after this many seconds (default 120)
 //
-// Reverse polling needs mTLS in the bank's default (strict) mode. When DATA_DIR/pki/clients/<client>.crt,
-// <client>.key and DATA_DIR/pki/ca.crt exist, the script polls over BANK_TLS_URL with that certificate;
+// Reverse polling needs mTLS in the bank's default (strict) mode. When PKI_DIR/clients/<client>.crt,
+// <client>.key and PKI_DIR/ca.crt exist, the script polls over BANK_TLS_URL with that certificate;
 // otherwise it polls over BANK_URL, which the bank accepts only with SANDBOX_MODE=relaxed.
 //
 // Exit code: 0 when the order reached a final status (SUCCESS or FAILED), 1 otherwise.
@@ -34,6 +35,7 @@ const ROOT = path.resolve(__dirname, '..');
 const BANK_URL = (process.env.BANK_URL || 'http://localhost:8080').replace(/\/+$/, '');
 const BANK_TLS_URL = (process.env.BANK_TLS_URL || 'https://localhost:8443').replace(/\/+$/, '');
 const DATA_DIR = path.resolve(process.env.DATA_DIR || 'data');
+const PKI_DIR = path.resolve(process.env.PKI_DIR || path.join(DATA_DIR, 'pki'));
 const CREDENTIALS_FILE = path.resolve(ROOT, process.env.CREDENTIALS_FILE || 'fixtures/demo-connector/credentials.json');
 const POLL_TIMEOUT_S = Number(process.env.POLL_TIMEOUT_S || 120);
 
@@ -179,9 +181,9 @@ async function createOrder(token, order) {
 
 function statusTransport() {
   const files = {
-    cert: path.join(DATA_DIR, 'pki', 'clients', `${CLIENT_ID}.crt`),
-    key: path.join(DATA_DIR, 'pki', 'clients', `${CLIENT_ID}.key`),
-    ca: path.join(DATA_DIR, 'pki', 'ca.crt'),
+    cert: path.join(PKI_DIR, 'clients', `${CLIENT_ID}.crt`),
+    key: path.join(PKI_DIR, 'clients', `${CLIENT_ID}.key`),
+    ca: path.join(PKI_DIR, 'ca.crt'),
   };
   const missing = Object.values(files).filter((file) => !fs.existsSync(file));
   if (missing.length === 0) {
