@@ -2,6 +2,8 @@
 // batch callbacks, and verifies every Bank signature with plain node:crypto against the Bank's published JWKS.
 import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { AddressInfo } from 'node:net';
 
 export interface ReceivedCallback {
@@ -44,10 +46,21 @@ export class FakeConnector {
     this.keys = new Map(jwks.keys.map((jwk) => [jwk.kid, createPublicKey({ key: jwk as never, format: 'jwk' })]));
   }
 
-  async start(): Promise<void> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+  /** Client certificate CN of each TLS request (HTTPS mode only). */
+  readonly peerNames: (string | null)[] = [];
+
+  /** Plain HTTP by default; with `tls`, HTTPS that requires a client certificate chained to `tls.ca`. */
+  async start(tls?: { cert: Buffer; key: Buffer; ca: Buffer }): Promise<void> {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (tls) {
+        const cert = (req.socket as TLSSocket).getPeerCertificate();
+        this.peerNames.push(cert?.subject?.CN ? String(cert.subject.CN) : null);
+      }
+      void this.handle(req, res);
+    };
+    this.server = tls ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, handler) : http.createServer(handler);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `${tls ? 'https://localhost' : 'http://127.0.0.1'}:${(this.server.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {
