@@ -30,7 +30,8 @@ export interface RawResponse {
 
 /**
  * Sends one request over a fresh loopback listener with node:http, with nothing added but Host, Connection and
- * Content-Length: no default Content-Type, and an array value sends the header once per element.
+ * Content-Length (unless Content-Length or Transfer-Encoding is given): no default Content-Type, and an array value
+ * sends the header once per element.
  */
 export async function rawRequest(app: express.Express, request: RawRequest): Promise<RawResponse> {
   const server = http.createServer(app);
@@ -39,7 +40,8 @@ export async function rawRequest(app: express.Express, request: RawRequest): Pro
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = value;
-  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) {
+  const framed = Object.keys(headers).some((name) => ['content-length', 'transfer-encoding'].includes(name.toLowerCase()));
+  if (body !== undefined && !framed) {
     headers['content-length'] = String(body.length);
   }
   try {

@@ -468,6 +468,19 @@ describe('413 body_too_large', () => {
     expect(tableCounts(bank)).toEqual(before);
   });
 
+  it('a chunked body (no Content-Length) over the limit', async () => {
+    const body = Buffer.alloc(262_145, 0x20);
+    const headers = { ...createHeaders(body), 'transfer-encoding': 'chunked' };
+    expectProblem(await postCreate(bank, headers, body), 413, 'body_too_large');
+  });
+
+  it('a declared Content-Length over the limit is refused before the body is read', async () => {
+    const body = orderBody();
+    const response = await postCreate(bank, { ...createHeaders(body), 'content-length': '300000' }, body).catch((error: Error) => error);
+    if (response instanceof Error) throw response;
+    expectProblem(response, 413, 'body_too_large');
+  });
+
   it('a body of exactly the limit is read (valid JSON padded with spaces is accepted)', async () => {
     const json = orderBody();
     const body = json + ' '.repeat(262_144 - Buffer.byteLength(json));
