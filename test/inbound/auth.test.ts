@@ -4,7 +4,7 @@ import { createPublicKey, JsonWebKey, verify } from 'node:crypto';
 import request from 'supertest';
 import { Bank } from '../../src/bank';
 import { ManualClock } from '../../src/domain/clock';
-import { demo, DemoClient, sampleOrder, startBank } from '../helpers/bank';
+import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { ClientSession, makeTestClient, writeClientsFile } from '../helpers/clients';
 import { DpopKey } from '../helpers/dpop';
 import {
@@ -294,6 +294,19 @@ describe('foreign credentials', () => {
     const unknownProblem = expectProblem(unknown, 404, 'order_not_found');
     expect(problem.title).toBe(unknownProblem.title);
     expect(problem.detail).toBe(unknownProblem.detail.replace(`${reference}-unknown`, reference));
+  });
+
+  it('nonces are scoped per client: a nonce spent by demo-connector is still fresh for another client', async () => {
+    const nonce = newNonce();
+    const demoToken = await bearerToken();
+    const demoBody = JSON.stringify(sampleOrder());
+    expect((await postCreate(bank, signedCreateHeaders(bank, demoToken, demoBody, { nonce }), demoBody)).status).toBe(200);
+    const otherToken = await bearerToken(other.client_id, other.client_secret);
+    const otherBody = JSON.stringify(sampleOrder());
+    const theirs = signedCreateHeaders(bank, otherToken, otherBody, { nonce, clientId: other.client_id, jwk: other.private_jwk });
+    expect((await postCreate(bank, theirs, otherBody)).status).toBe(200);
+    const again = signedCreateHeaders(bank, otherToken, otherBody, { nonce, clientId: other.client_id, jwk: other.private_jwk });
+    expectProblem(await postCreate(bank, again, otherBody), 401, 'nonce_replayed');
   });
 
   it("another client's API key with X-Client-Id demo-connector is auth_invalid", async () => {
