@@ -8,11 +8,13 @@ import { createOrderHandler } from './create/handler';
 import { Exchange, FlowSpec, InboundServices } from './exchange';
 import { flowRoute, requestIdOf } from './flow';
 import { healthRoutes, ReadinessProbe } from './health/routes';
-import { PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from './problems';
+import { AUTH_CHALLENGE, PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from './problems';
 import { RateLimiter } from './rate-limiter';
 import { orderStatusHandler } from './status/handler';
 import { tokenHandler } from './token/handler';
 import { Jwks } from '../security/keys';
+
+const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 
 export interface AppDeps {
   services: InboundServices;
@@ -84,6 +86,7 @@ function renderProblem(logger: Logger) {
     res.locals.problemCode = problem.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
+    if (problem.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', AUTH_CHALLENGE);
     const body = Buffer.from(JSON.stringify(problemBody(problem, req.originalUrl.split('?')[0], requestId)));
     res.status(problem.status).setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
     res.setHeader('Content-Length', String(body.length));
@@ -113,8 +116,16 @@ export function buildApp(deps: AppDeps): express.Express {
   app.all('/oauth/token', methodNotAllowed('POST'));
   app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler({ ...deps, config: services.config })));
   app.all('/payment-orders', methodNotAllowed('POST'));
-  app.get('/payment-orders/:orderId/status', flowRoute(specs.status, services, logger, orderStatusHandler(deps.book)));
-  app.all('/payment-orders/:orderId/status', methodNotAllowed('GET'));
+  // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
+  // malformed %-escape would fail ahead of the mTLS check. The handler decodes the id itself.
+  const statusRoute = flowRoute(specs.status, services, logger, orderStatusHandler(deps.book));
+  app.use((req, res, next) => {
+    const match = STATUS_PATH.exec(req.path);
+    if (!match) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed('GET')();
+    res.locals.rawOrderId = match[1];
+    return statusRoute(req, res, next);
+  });
   deps.extraRoutes?.(app);
   app.use((req: Request) => {
     throw new ProblemError('route_not_found', `no endpoint ${req.method} ${req.path}`);

@@ -33,6 +33,8 @@ export interface Exchange {
   client?: RegisteredClient;
   token?: AccessTokenClaims;
   timestampMs?: number;
+  /** A verified DPoP proof's jti, spent together with the nonce. */
+  dpopJti?: { scope: string; jti: string; expiresAt: number };
 }
 
 export interface InboundServices {

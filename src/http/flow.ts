@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'winston';
 import { Exchange, FlowSpec, InboundServices } from './exchange';
-import { runSecuritySteps } from './pipeline';
+import { runSecuritySteps, TRANSPORT_STEP } from './pipeline';
 import { readRawBody } from './read-raw-body';
 
 export interface FlowResult {
@@ -61,6 +61,7 @@ export function flowRoute(
     try {
       const exchange = newExchange(req, res, logger, services.clock.now());
       res.locals.exchange = exchange;
+      if (spec) TRANSPORT_STEP(exchange, services, spec);
       exchange.rawBody = await readRawBody(req, services.config.bodyLimitBytes);
       if (spec) runSecuritySteps(exchange, services, spec);
       sendResult(res, await handle(exchange));

@@ -12,8 +12,10 @@ import { checkTimestamp } from './steps/check_timestamp';
 import { checkCertificateMatchesClient, checkTransport } from './steps/check_transport';
 import { Exchange, FlowSpec, InboundServices, Step } from './exchange';
 
+/** mTLS flows only: plain HTTP or a missing certificate is refused before the body is read. */
+export const TRANSPORT_STEP: Step = checkTransport;
+
 export const SECURITY_STEPS: readonly Step[] = [
-  checkTransport, // mTLS flows only: plain HTTP is refused before anything is read
   checkSizeAndMediaType,
   checkHeaders,
   checkCertificateMatchesClient, // mTLS flows only: certificate CN = X-Client-Id

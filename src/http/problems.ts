@@ -30,6 +30,9 @@ export type ProblemCode = keyof typeof PROBLEM_TYPES;
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** RFC 9110 15.5.2: every 401 names the schemes that would work. */
+export const AUTH_CHALLENGE = 'Bearer realm="sandbox-bank", DPoP realm="sandbox-bank", algs="ES256 PS256 RS256"';
+
 export function problemTypeUri(code: ProblemCode): string {
   return `urn:sandbox-bank:problem:${code}`;
 }

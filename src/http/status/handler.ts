@@ -20,10 +20,19 @@ export function statusResponseBody(record: OrderRecord): Record<string, string> 
   return body;
 }
 
+/** The orderId path segment, percent-decoded; a malformed escape names no order. */
+function decodeOrderId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ProblemError('order_not_found', `"${raw}" is not a valid percent-encoded order id`);
+  }
+}
+
 export function orderStatusHandler(book: OrderBook) {
   return (exchange: Exchange): FlowResult => {
     const client = requireClient(exchange);
-    const orderId = String(exchange.req.params.orderId ?? '');
+    const orderId = decodeOrderId(String(exchange.req.res?.locals.rawOrderId ?? ''));
     const found = book.orders.find(client.id, orderId);
     // Another client's order answers exactly like an unknown one: never reveal that it exists.
     if (!found) throw new ProblemError('order_not_found', `no order "${orderId}" for client ${client.id}`);

@@ -8,10 +8,8 @@ import { Exchange, InboundServices, requireClient, Step } from '../exchange';
 
 const SCHEMES: Record<string, AuthMethod> = { bearer: 'bearer', dpop: 'dpop', 'x-api-key': 'api_key' };
 
-const CHALLENGE = 'Bearer realm="sandbox-bank", DPoP realm="sandbox-bank", algs="ES256 PS256 RS256"';
-
 function authProblem(code: 'auth_missing' | 'auth_invalid', detail: string): ProblemError {
-  return new ProblemError(code, detail, { headers: { 'WWW-Authenticate': CHALLENGE } });
+  return new ProblemError(code, detail);
 }
 
 function verifyToken(token: string, services: InboundServices): AccessTokenClaims {
@@ -43,8 +41,8 @@ function checkDpopBinding(exchange: Exchange, services: InboundServices, token: 
     throw error;
   }
   if (verified.jkt !== claims.cnf.jkt) throw authProblem('auth_invalid', 'the DPoP proof is signed by another key than the token is bound to');
-  const spent = services.nonces.spend(`dpop:${claims.client_id}`, verified.jti, exchange.nowMs, exchange.nowMs + 2 * windowS * 1000);
-  if (!spent) throw authProblem('auth_invalid', 'the DPoP proof jti was already used');
+  // Spent by check_nonce, once the request signature has verified: a rejected request stores nothing.
+  exchange.dpopJti = { scope: `dpop:${claims.client_id}`, jti: verified.jti, expiresAt: exchange.nowMs + 2 * windowS * 1000 };
 }
 
 export const checkAuthorization: Step = (exchange, services, spec) => {

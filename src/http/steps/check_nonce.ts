@@ -1,4 +1,5 @@
-// Step 7: X-Nonce not seen from this client within the window. Only a verified request spends its nonce.
+// Step 7: X-Nonce not seen from this client within the window. Only a verified request spends its nonce
+// (and its DPoP proof's jti, checked for replay here for the same reason).
 import { ProblemError } from '../problems';
 import { requireClient, Step } from '../exchange';
 
@@ -9,5 +10,9 @@ export const checkNonce: Step = (exchange, services) => {
   const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
   if (!services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt)) {
     throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window');
+  }
+  const dpop = exchange.dpopJti;
+  if (dpop && !services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt)) {
+    throw new ProblemError('auth_invalid', 'the DPoP proof jti was already used');
   }
 };

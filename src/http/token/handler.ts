@@ -19,7 +19,12 @@ const WIRE_CODE: Record<OAuthError, ProblemCode> = {
 };
 
 function oauthError(error: OAuthError, description: string, code: ProblemCode = WIRE_CODE[error]): ProblemError {
-  const headers: Record<string, string> = error === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="sandbox-bank"' } : {};
+  const challenges: Partial<Record<OAuthError, string>> = {
+    invalid_client: 'Basic realm="sandbox-bank"',
+    invalid_dpop_proof: 'DPoP error="invalid_dpop_proof", algs="ES256 PS256 RS256"',
+  };
+  const challenge = challenges[error];
+  const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
   return new ProblemError(code, description, { headers, extensions: { error, error_description: description } });
 }
 
