@@ -38,6 +38,19 @@ export interface PollRow {
   stopped_reason: string | null;
 }
 
+export interface StatusLogRow {
+  reference: string;
+  status: IncomingStatus;
+  via: StatusVia;
+  at: number;
+}
+
+export interface AlertRow {
+  reference: string;
+  message: string;
+  at: number;
+}
+
 export type Decision = 'apply' | 'noop' | 'conflict';
 
 export interface ApplyResult {
@@ -250,10 +263,10 @@ export class ConnectorStore {
     const orders = (this.db.prepare('SELECT * FROM orders ORDER BY initiated_ms, reference').all() as OrderRow[]).map(
       ({ payload: _payload, ...order }) => ({ ...order, updated_at: iso(order.updated_at) }),
     );
-    const statusLog = (this.db.prepare('SELECT reference, status, via, at FROM status_log ORDER BY id').all() as { at: number }[]).map(
+    const statusLog = (this.db.prepare('SELECT reference, status, via, at FROM status_log ORDER BY id').all() as StatusLogRow[]).map(
       (entry) => ({ ...entry, at: iso(entry.at) }),
     );
-    const alerts = (this.db.prepare('SELECT reference, message, at FROM alerts ORDER BY id').all() as { at: number }[]).map((alert) => ({
+    const alerts = (this.db.prepare('SELECT reference, message, at FROM alerts ORDER BY id').all() as AlertRow[]).map((alert) => ({
       ...alert,
       at: iso(alert.at),
     }));
