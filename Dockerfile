@@ -26,6 +26,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY schemas ./schemas
 COPY fixtures ./fixtures
+# scripts/: the signed-headers helper that the startup log's curl hint uses, and the PKI helper.
+COPY scripts ./scripts
 # The data directory (SQLite, keys, dev PKI) must exist and belong to `node` before it is declared a volume,
 # so that a new named volume starts with that ownership.
 RUN mkdir -p /data && chown node:node /data

@@ -165,9 +165,13 @@ export async function ensureDevPki(options: DevPkiOptions): Promise<{ files: Pki
   return { files, created: wanted.filter((file) => !before.has(file)) };
 }
 
-/** A client's certificate (CN = client id) also serves HTTPS on localhost, so a Connector can use it for both. */
+/**
+ * A client's certificate (CN = client id) also serves HTTPS, on localhost and on the client id as a host name
+ * (a compose service named after the client), so a Connector can use one certificate for both directions.
+ */
 async function issueClientCertificate(ca: Issuer, files: PkiFiles, clientId: string, validityDays: number): Promise<boolean> {
-  const spec = { commonName: clientId, serverAuth: true, clientAuth: true, names: LOCAL_NAMES };
+  const hostName = /^[A-Za-z0-9-]{1,63}$/.test(clientId) ? [clientId] : [];
+  const spec = { commonName: clientId, serverAuth: true, clientAuth: true, names: [...LOCAL_NAMES, ...hostName] };
   return issueLeaf(ca, spec, files.clientCert(clientId), files.clientKey(clientId), validityDays);
 }
 
