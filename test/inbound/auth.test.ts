@@ -367,6 +367,15 @@ describe('DPoP-bound tokens', () => {
     expectAuthInvalid(await createWith(`DPoP ${token}`, proof));
   });
 
+  it('a request rejected at its signature does not spend the proof jti (nothing stored for a rejected request)', async () => {
+    const proof = createProof();
+    const body = JSON.stringify(sampleOrder());
+    const badlySigned = { ...signedCreateHeaders(bank, '', `${body} `), authorization: `DPoP ${token}`, dpop: proof, host: HOST };
+    expectProblem(await postCreate(bank, badlySigned, body), 401, 'signature_invalid');
+    expect((await createWith(`DPoP ${token}`, proof)).status).toBe(200);
+    expectAuthInvalid(await createWith(`DPoP ${token}`, proof));
+  });
+
   it.each([
     ['another host', `http://elsewhere.test/payment-orders`],
     ['another path', `http://${HOST}/payment-orders/x`],
