@@ -1,6 +1,5 @@
 // JWK handling: node-jose for generation and export, cached node:crypto KeyObjects for the hot path.
 import { createHash, createPrivateKey, createPublicKey, JsonWebKey, KeyObject } from 'node:crypto';
-import jose from 'node-jose';
 import { b64url } from './base64url';
 import { isAllowedAlg, JwsAlg, keyFitsAlg } from './algorithms';
 
@@ -77,6 +76,8 @@ export interface SigningKey {
 
 /** Generates an ES256 signing key with node-jose; returns its private JWK (kid set to the thumbprint). */
 export async function generateSigningJwk(): Promise<PublicJwk> {
+  // Loaded here, not at the top: node-jose takes ~0.3 s to load and is only needed on the very first start.
+  const jose = (await import('node-jose')).default;
   const key = await jose.JWK.createKey('EC', 'P-256', { alg: 'ES256', use: 'sig' });
   const jwk = key.toJSON(true) as PublicJwk;
   return { ...jwk, kid: jwkThumbprint(jwk), alg: 'ES256', use: 'sig' };
