@@ -238,7 +238,7 @@ export class ConnectorStore {
 
   duePolls(nowMs: number, limit = 100): PollRow[] {
     return this.db
-      .prepare('SELECT * FROM poll_schedule WHERE stopped_reason IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?')
+      .prepare('SELECT * FROM poll_schedule WHERE stopped_reason IS NULL AND next_at <= ? ORDER BY next_at, reference LIMIT ?')
       .all(nowMs, limit) as PollRow[];
   }
 
