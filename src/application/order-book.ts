@@ -84,7 +84,8 @@ export class OrderBook {
       const target = (current.finalStatus === 'FAILED'
         ? { status: 'FAILED', reasonCode: current.finalReasonCode }
         : { status: 'SUCCESS' }) as FinalOutcome;
-      const change = transition(current.status, target, now);
+      // The final is dated when the scenario delay elapsed, not when someone happened to look.
+      const change = transition(current.status, target, Math.min(current.settleAt, now));
       this.orders.applyChange(current.clientId, current.reference, change, 'scenario delay elapsed');
       const updated = this.orders.find(current.clientId, current.reference) as OrderRecord;
       this.notify(updated, change, 'settled');
