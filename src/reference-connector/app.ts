@@ -61,7 +61,7 @@ function pullQuery(req: Request): { status: string; limit: number; offset: strin
   const limit = query.get('limit');
   const offset = query.get('offset');
   if (!status || !PULL_STATUSES.includes(status)) throw new Problem('query_invalid', `status is required, one of ${PULL_STATUSES.join(', ')}`);
-  if (!limit || !/^[1-9][0-9]{0,6}$/.test(limit)) throw new Problem('query_invalid', 'limit is required, a whole number from 1');
+  if (!limit || !/^[1-9][0-9]{0,8}$/.test(limit)) throw new Problem('query_invalid', 'limit is required, a whole number from 1');
   const offsetMs = offset === null ? null : parseTimestamp(offset);
   if (offset === null || offsetMs === null) throw new Problem('query_invalid', 'offset is required, an RFC 3339 UTC instant ending in Z');
   return { status, limit: Number(limit), offset, offsetMs };

@@ -18,6 +18,8 @@ import { ConnectorConfig } from './config';
 import { ReversePoller } from './reverse-poller';
 import { ConnectorStore, openConnectorStore } from './store';
 
+const SHUTDOWN_GRACE_MS = 2_000;
+
 export interface ConnectorOptions {
   clock?: Clock;
   logger?: Logger;
@@ -126,9 +128,11 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
     url, config, app, store, bankClient, reversePoller,
     async close() {
       await reversePoller.stop();
+      // Stop accepting, close idle keep-alive sockets, give requests in flight a moment, then cut the rest.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       });
       bankClient.close();
       store.close();

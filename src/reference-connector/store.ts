@@ -165,7 +165,10 @@ export class ConnectorStore {
     return this.db.prepare('SELECT * FROM orders WHERE reference = ?').get(reference) as OrderRow | undefined;
   }
 
-  /** Contract 4.2.1: fixture orders with this status and initiated_at >= offset (inclusive), oldest first. */
+  /**
+   * Contract 4.2.1: fixture orders whose CURRENT status is `status` and initiated_at >= offset (inclusive),
+   * oldest first, ties by reference. Once the Bank reports on an order it is no longer READY and leaves the pull.
+   */
   pullPage(status: string, offsetMs: number, limit: number): { total: number; orders: OrderRow[] } {
     const where = "source = 'fixture' AND status = ? AND initiated_ms >= ?";
     const total = this.db.prepare(`SELECT COUNT(*) FROM orders WHERE ${where}`).pluck().get(status, offsetMs) as number;
