@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import { orderViolations } from '../../src/application/order-validation';
 import { hasValidIbanChecksum } from '../../src/domain/iban';
 import { decideScenario, formatScenario } from '../../src/domain/scenarios';
+import { generateSigningJwk, publicOnly } from '../../src/security/keys';
+import { BankJwks } from '../../src/reference-connector/bank-jwks';
 import { CONNECTOR_DEFAULTS, loadConnectorConfig } from '../../src/reference-connector/config';
+import { connectorLogger } from '../../src/reference-connector/connector';
 import { intervalSeries, nextPoll } from '../../src/reference-connector/reverse-poller';
 import { parseBatchCallback, parseCreateAnswer, parseStatusAnswer, parseUnitCallback } from '../../src/reference-connector/status-objects';
 import { decideTransition, openConnectorStore } from '../../src/reference-connector/store';
@@ -175,5 +178,34 @@ describe('fixtures/connector-orders.json', () => {
     for (const expected of ['SUCCESS', 'FAILED:BUS_INSUFFICIENT_FUNDS', 'PENDING:5:SUCCESS', 'ASYNC:5:SUCCESS', 'DUPLICATE_CALLBACK']) {
       expect(scenarios).toContain(expected);
     }
+  });
+});
+
+describe("the Bank's JWKS cache", () => {
+  it('fetches once, refetches once on an unknown kid, and not again within a few seconds', async () => {
+    const [first, rotated] = [publicOnly(await generateSigningJwk()), publicOnly(await generateSigningJwk())];
+    let published = [first];
+    let fetches = 0;
+    let now = 0;
+    const jwks = new BankJwks(async () => {
+      fetches += 1;
+      return { keys: published };
+    }, () => now, connectorLogger('error', true));
+    expect(await jwks.keyFor(first.kid!, 'ES256')).not.toBeNull();
+    expect(await jwks.keyFor(first.kid!, 'ES256')).not.toBeNull();
+    expect(fetches).toBe(1);
+    published = [first, rotated];
+    now += 10_000;
+    expect(await jwks.keyFor(rotated.kid!, 'ES256')).not.toBeNull(); // the Bank rotated: one refetch
+    expect(fetches).toBe(2);
+    now += 1_000;
+    expect(await jwks.keyFor('made-up-kid', 'ES256')).toBeNull();
+    expect(fetches).toBe(2); // too soon after the last fetch
+    expect(await jwks.keyFor(first.kid!, 'RS256')).toBeNull(); // a key is only good for its own alg
+  });
+
+  it('answers 503 jwks_unavailable when the JWKS was never fetched', async () => {
+    const jwks = new BankJwks(() => Promise.reject(new Error('ECONNREFUSED')), () => 0, connectorLogger('error', true));
+    await expect(jwks.keyFor('any', 'ES256')).rejects.toMatchObject({ code: 'jwks_unavailable', status: 503 });
   });
 });
