@@ -1,0 +1,117 @@
+// Starting, timing, measuring and stopping the servers under test.
+'use strict';
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+
+const CORES = os.cpus().length;
+
+/** Server on core 0, load generator (this process) on the last core, when there are at least 2. */
+function pinSelf() {
+  if (CORES < 2) return false;
+  execFileSync('taskset', ['-cp', String(CORES - 1), String(process.pid)], { stdio: 'ignore' });
+  return true;
+}
+
+function serverCommand(command, args) {
+  return CORES >= 2 ? { command: 'taskset', args: ['-c', '0', command, ...args] } : { command, args };
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function start(command, args, options = {}) {
+  const pinned = serverCommand(command, args);
+  const child = spawn(pinned.command, pinned.args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  child.stderrText = '';
+  child.stderr.on('data', (chunk) => {
+    if (child.stderrText.length < 20000) child.stderrText += chunk.toString();
+  });
+  child.exitPromise = new Promise((resolve) => child.once('exit', resolve));
+  return child;
+}
+
+/** Milliseconds from `startedAt` until the URL answers (any status, or `wantStatus`). */
+function waitForAnswer(url, startedAt, { wantStatus = null, timeoutMs = 120_000, method = 'GET' } = {}) {
+  return new Promise((resolve, reject) => {
+    const deadline = startedAt + timeoutMs;
+    const attempt = () => {
+      const req = http.request(url, { method, agent: false }, (res) => {
+        res.resume();
+        if (wantStatus === null || res.statusCode === wantStatus) resolve(performance.now() - startedAt);
+        else retry();
+      });
+      req.on('error', retry);
+      req.end();
+    };
+    const retry = () => (performance.now() > deadline ? reject(new Error(`${url} did not answer in time`)) : setTimeout(attempt, 2));
+    attempt();
+  });
+}
+
+function children(pid) {
+  const result = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) result.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return result;
+}
+
+/** Resident memory of a process and all its descendants (a wrapper script plus java, say), in MB. */
+function treeRssMb(pid) {
+  let kb = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const current = stack.pop();
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${current}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      continue;
+    }
+    stack.push(...children(current));
+  }
+  return kb / 1024;
+}
+
+async function stop(child) {
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, 5000);
+  await child.exitPromise;
+  clearTimeout(timer);
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+module.exports = { CORES, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };

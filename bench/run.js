@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// npm run bench: the Bank side by side with a bare express hello-world, WireMock, Prism and json-server,
+// measured in the same run on the same machine. Never part of npm test.
+//   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak]
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { CORES, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
+const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+
+const ROOT = path.resolve(__dirname, '..');
+const PEER_BIN = path.join(__dirname, 'peers', 'node_modules', '.bin');
+const QUICK = process.argv.includes('--quick');
+const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,outbound,soak').slice(7).split(',');
+const REPEATS = QUICK ? 3 : 5;
+const RUNS = QUICK ? 1 : 3;
+const CREATE_REQUESTS = QUICK ? 20_000 : 60_000;
+
+function tempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** The processes compared for startup, RSS and the static-stub throughput. */
+function targets() {
+  const peers = fs.existsSync(PEER_BIN);
+  const list = [
+    { name: 'sandbox-bank (fresh data dir)', kind: 'bank', fresh: true },
+    { name: 'sandbox-bank (existing data dir)', kind: 'bank', fresh: false },
+    { name: 'express hello-world', command: process.execPath, args: [path.join(__dirname, 'hello-express.js')], env: (port) => ({ PORT: String(port) }), stub: { method: 'GET', path: '/' } },
+  ];
+  if (!peers) return list;
+  return list.concat([
+    { name: 'WireMock 3 (one static stub)', command: path.join(PEER_BIN, 'wiremock'), args: (port) => ['--port', String(port), '--root-dir', path.join(__dirname, 'stubs/wiremock'), '--disable-banner', '--no-request-journal'], stub: { method: 'POST', path: '/payment-orders', body: '{}' } },
+    { name: 'Prism 5 (one static stub)', command: path.join(PEER_BIN, 'prism'), args: (port) => ['mock', path.join(__dirname, 'stubs/openapi.yaml'), '-p', String(port), '--errors', 'false'], stub: { method: 'POST', path: '/payment-orders', body: '{}', headers: { 'content-type': 'application/json' } } },
+    { name: 'json-server 0.17 (one static stub)', command: path.join(PEER_BIN, 'json-server'), args: (port) => { const db = path.join(tempDir('bench-json-'), 'db.json'); fs.copyFileSync(path.join(__dirname, 'stubs/db.json'), db); return ['--port', String(port), '--quiet', db]; }, stub: { method: 'GET', path: '/payment-orders/1' } },
+  ]);
+}
+
+const bankEnv = (port, dataDir) => ({
+  PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed',
+  STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000',
+});
+
+async function launch(target, port, dataDir) {
+  const startedAt = performance.now();
+  if (target.kind === 'bank') {
+    const child = start(process.execPath, [path.join(ROOT, 'dist/main.js')], { cwd: ROOT, env: bankEnv(port, dataDir) });
+    const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
+    return { child, ms };
+  }
+  const args = typeof target.args === 'function' ? target.args(port) : target.args;
+  const child = start(target.command, args, { cwd: __dirname, env: target.env ? target.env(port) : {} });
+  const ms = await waitForAnswer(`http://127.0.0.1:${port}${target.stub.path}`, startedAt, { method: target.stub.method });
+  return { child, ms };
+}
+
+async function measureStartup(target) {
+  const existingDir = tempDir('bench-bank-');
+  if (target.kind === 'bank' && !target.fresh) {
+    const { child } = await launch(target, await freePort(), existingDir);
+    await stop(child);
+  }
+  const times = [];
+  const rss = [];
+  for (let run = 0; run < REPEATS; run += 1) {
+    const port = await freePort();
+    const { child, ms } = await launch(target, port, target.fresh ? tempDir('bench-bank-') : existingDir);
+    times.push(ms);
+    await sleep(1000);
+    rss.push(treeRssMb(child.pid));
+    await stop(child);
+  }
+  return { startupMs: median(times), idleRssMb: median(rss) };
+}
+
+async function load(url, options) {
+  const result = await autocannon({ url, pipelining: 1, ...options });
+  const seconds = result.duration;
+  return {
+    rps: Math.round(result.requests.total / seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+function bestOf(results) {
+  const byRps = [...results].sort((a, b) => a.rps - b.rps);
+  return byRps[Math.floor(byRps.length / 2)];
+}
+
+/** Signed creates from a pre-signed pool, each distinct and valid. */
+async function createThroughput(connections) {
+  const runs = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const port = await freePort();
+    const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'));
+    const base = `http://127.0.0.1:${port}`;
+    const token = await fetchToken(base);
+    const pool = Array.from({ length: CREATE_REQUESTS }, () => signedCreate(token));
+    let next = 0;
+    await load(base, { connections, amount: 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }); // warm-up
+    runs.push(await load(base, { connections, amount: CREATE_REQUESTS - 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }));
+    await stop(child);
+  }
+  return bestOf(runs);
+}
+
+async function stubThroughput(target, connections) {
+  const runs = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const port = await freePort();
+    const { child } = await launch(target, port);
+    const url = `http://127.0.0.1:${port}${target.stub.path}`;
+    const options = { connections, method: target.stub.method, body: target.stub.body, headers: target.stub.headers };
+    await load(url, { ...options, duration: 2 });
+    runs.push(await load(url, { ...options, duration: QUICK ? 5 : 10 }));
+    await stop(child);
+  }
+  return bestOf(runs);
+}
+
+async function statusThroughput(connections) {
+  const port = await freePort();
+  const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'));
+  const base = `http://127.0.0.1:${port}`;
+  const token = await fetchToken(base);
+  const references = [];
+  for (let index = 0; index < 500; index += 1) {
+    const create = signedCreate(token);
+    await fetch(`${base}${create.path}`, { method: 'POST', headers: create.headers, body: create.body });
+    references.push(create.reference);
+  }
+  const runs = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const pool = Array.from({ length: CREATE_REQUESTS }, (_, index) => signedStatus(token, references[index % references.length]));
+    let next = 0;
+    runs.push(await load(base, { connections, amount: CREATE_REQUESTS, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }));
+  }
+  await stop(child);
+  return bestOf(runs);
+}
+
+function row(cells, widths) {
+  return cells.map((cell, index) => String(cell).padEnd(widths[index])).join(' | ');
+}
+
+function printTable(title, header, rows) {
+  const widths = header.map((cell, index) => Math.max(String(cell).length, ...rows.map((r) => String(r[index]).length)));
+  console.log(`\n${title}\n${row(header, widths)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}`);
+  for (const r of rows) console.log(row(r, widths));
+}
+
+async function main() {
+  const pinned = pinSelf();
+  const machine = { cpus: CORES, model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, memoryGb: Math.round(os.totalmem() / 2 ** 30), pinned: pinned ? 'server on core 0, load generator on the last core' : 'not pinned (1 core)' };
+  console.log(`machine: ${machine.cpus} x ${machine.model}, Node ${machine.node}, ${machine.memoryGb} GB; ${machine.pinned}`);
+  if (!fs.existsSync(PEER_BIN)) console.log('peers not installed: run `npm run bench:peers` for WireMock, Prism and json-server');
+  const results = { date: new Date().toISOString(), machine, quick: QUICK, startup: [], throughput: [], status: null, outbound: null, soak: null };
+
+  if (ONLY.includes('startup')) {
+    for (const target of targets()) {
+      const measured = await measureStartup(target);
+      results.startup.push({ name: target.name, ...measured });
+      console.log(`startup ${target.name}: ${measured.startupMs.toFixed(0)} ms, idle RSS ${measured.idleRssMb.toFixed(1)} MB`);
+    }
+    printTable('Startup (launch to first 200 on /readyz; peers: first response) and idle RSS, median of ' + REPEATS,
+      ['process', 'startup ms', 'idle RSS MB'], results.startup.map((r) => [r.name, r.startupMs.toFixed(0), r.idleRssMb.toFixed(1)]));
+  }
+
+  if (ONLY.includes('create')) {
+    for (const connections of [20, 100]) {
+      const bank = await createThroughput(connections);
+      results.throughput.push({ name: 'sandbox-bank: signed, validated, stored create', connections, ...bank });
+      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}`);
+      for (const target of targets().filter((t) => t.stub)) {
+        const measured = await stubThroughput(target, connections);
+        results.throughput.push({ name: target.name, connections, ...measured });
+        console.log(`${target.name} c=${connections}: ${measured.rps}/s p50 ${measured.p50} ms p99 ${measured.p99} ms`);
+      }
+    }
+    printTable(`Throughput (median of ${RUNS} runs)`, ['server', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+      results.throughput.map((r) => [r.name, r.connections, r.rps, r.p50, r.p99, r.non2xx, r.errors]));
+  }
+
+  if (ONLY.includes('status')) {
+    results.status = await statusThroughput(20);
+    printTable('Reverse polling (signed GET status, Bearer, relaxed mode over HTTP), c=20', ['req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
+      [[results.status.rps, results.status.p50, results.status.p99, results.status.non2xx]]);
+  }
+
+  if (ONLY.includes('outbound')) {
+    const { outboundPipeline } = require('./outbound');
+    results.outbound = await outboundPipeline(QUICK ? 20_000 : 100_000);
+    printTable('Outbound pipeline: pull -> settle -> delivered callback (in-process fake Connector)', ['mode', 'orders', 'seconds', 'orders/s', 'callbacks'],
+      results.outbound.map((r) => [r.mode, r.orders, r.seconds.toFixed(2), r.ordersPerS, r.callbacks]));
+  }
+
+  if (ONLY.includes('soak')) {
+    const { soak } = require('./soak');
+    results.soak = await soak(QUICK ? 100_000 : 1_000_000);
+    printTable('Soak: RSS sampled every 10 s over mixed requests', ['requests', 'seconds', 'RSS first MB', 'RSS last MB', 'slope MB/min', 'change %'],
+      [[results.soak.requests, results.soak.seconds.toFixed(0), results.soak.firstMb.toFixed(1), results.soak.lastMb.toFixed(1), results.soak.slopeMbPerMin.toFixed(2), results.soak.changePct.toFixed(1)]]);
+  }
+
+  const file = path.join(__dirname, 'results', `${results.date.slice(0, 10)}${QUICK ? '-quick' : ''}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwrote ${path.relative(ROOT, file)}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

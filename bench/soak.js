@@ -1,0 +1,69 @@
+// Soak: the Bank (child process) under mixed signed requests (creates and reverse polls, signed on the fly),
+// with its RSS sampled every 10 s. Reports the slope of RSS over time after the first sample.
+'use strict';
+const os = require('node:os');
+const fs = require('node:fs');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
+const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+
+const ROOT = path.resolve(__dirname, '..');
+
+function slope(samples) {
+  const n = samples.length;
+  const meanT = samples.reduce((sum, s) => sum + s.t, 0) / n;
+  const meanM = samples.reduce((sum, s) => sum + s.mb, 0) / n;
+  const num = samples.reduce((sum, s) => sum + (s.t - meanT) * (s.mb - meanM), 0);
+  const den = samples.reduce((sum, s) => sum + (s.t - meanT) ** 2, 0) || 1;
+  return (num / den) * 60;
+}
+
+async function soak(total) {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
+  const startedAt = performance.now();
+  const child = start(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+    cwd: ROOT,
+    env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
+  });
+  await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
+  const base = `http://127.0.0.1:${port}`;
+  let token = await fetchToken(base);
+  const references = [];
+  let count = 0;
+  const samples = [];
+  const began = performance.now();
+  const sampler = setInterval(() => samples.push({ t: (performance.now() - began) / 1000, mb: treeRssMb(child.pid) }), 10_000);
+  const refresh = setInterval(async () => (token = await fetchToken(base)), 30 * 60_000);
+  const result = await autocannon({
+    url: base,
+    connections: 20,
+    amount: total,
+    requests: [{
+      setupRequest: (req) => {
+        count += 1;
+        if (count % 4 === 0 || references.length === 0) {
+          const create = signedCreate(token);
+          if (references.length < 10_000) references.push(create.reference);
+          return { ...req, ...create };
+        }
+        return { ...req, ...signedStatus(token, references[count % references.length]) };
+      },
+    }],
+  });
+  clearInterval(sampler);
+  clearInterval(refresh);
+  samples.push({ t: (performance.now() - began) / 1000, mb: treeRssMb(child.pid) });
+  await stop(child);
+  const steady = samples.slice(1);
+  const firstMb = steady[0]?.mb ?? samples[0].mb;
+  const lastMb = samples[samples.length - 1].mb;
+  return {
+    requests: result.requests.total, seconds: result.duration, non2xx: result.non2xx, samples,
+    firstMb, lastMb, slopeMbPerMin: steady.length > 1 ? slope(steady) : 0, changePct: ((lastMb - firstMb) / firstMb) * 100,
+  };
+}
+
+module.exports = { soak };
+if (require.main === module) soak(Number(process.argv[2] ?? 1_000_000)).then((r) => console.log(JSON.stringify(r, null, 2)), (error) => { console.error(error); process.exit(1); });
