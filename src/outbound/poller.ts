@@ -40,6 +40,8 @@ function instantOf(value: unknown): number | null {
 
 export class Poller {
   private cycle: Promise<PollReport[]> | null = null;
+  /** Connectors whose last pull failed: repeated failures log at debug, so a Connector that is down does not flood the log. */
+  private readonly failing = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -73,7 +75,7 @@ export class Poller {
       } catch (error) {
         return this.failed(report, `token: ${(error as Error).message}`);
       }
-      if (response.status === 204) return report.pages === 0 ? { ...report, outcome: 'no_content' } : report;
+      if (response.status === 204) return this.succeeded(report.pages === 0 ? { ...report, outcome: 'no_content' } : report);
       if (response.status !== 200) return this.failed(report, response.error ?? `HTTP ${response.status}: ${response.body.slice(0, 200)}`);
       const content = this.pageContent(response.body);
       if (!content) return this.failed(report, 'the page is not a JSON envelope with a content array');
@@ -82,7 +84,7 @@ export class Poller {
       report.accepted += outcome.accepted;
       report.duplicates += outcome.duplicates;
       report.rejected += outcome.rejected;
-      if (content.length < limit) return report;
+      if (content.length < limit) return this.succeeded(report);
       const progressed = outcome.maxInitiatedAt !== null && (instantOf(outcome.maxInitiatedAt) ?? 0) > (instantOf(report.cursor) ?? 0);
       if (progressed) {
         report.cursor = outcome.maxInitiatedAt as string;
@@ -98,8 +100,16 @@ export class Poller {
   }
 
   private failed(report: PollReport, error: string): PollReport {
-    this.logger.warn('pull failed; the next cycle retries', { client_id: report.clientId, cursor: report.cursor, error });
+    const context = { client_id: report.clientId, cursor: report.cursor, error };
+    if (this.failing.has(report.clientId)) this.logger.debug('pull still failing', context);
+    else this.logger.warn('pull failed; the next cycles retry (further failures log at debug until it recovers)', context);
+    this.failing.add(report.clientId);
     return { ...report, outcome: 'error', error };
+  }
+
+  private succeeded(report: PollReport): PollReport {
+    if (this.failing.delete(report.clientId)) this.logger.info('pull recovered', { client_id: report.clientId, cursor: report.cursor });
+    return report;
   }
 
   private pageContent(body: string): unknown[] | null {

@@ -7,6 +7,7 @@
 // - a final status never changes, the same final is applied once, PENDING after a final is ignored.
 import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
+import type { CreateResult, PaymentOrderBody } from './bank-client';
 import { parseTimestamp } from '../security/freshness';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
@@ -21,6 +22,8 @@ export interface ConnectorAppDeps {
   jwks: BankJwks;
   logger: Logger;
   now?: () => number;
+  /** Pushes an order to the Bank (create); exposed as POST /orders so a demo or a test can trigger it. */
+  push?: (order: PaymentOrderBody) => Promise<CreateResult>;
 }
 
 const BODY_LIMIT = '1mb';
@@ -154,6 +157,25 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
       receiveCallback('batch', req, res);
     }),
   );
+
+  // Not part of the contract: lets an operator (or the demo) make this Connector push an order to the Bank.
+  const push = deps.push;
+  if (push) {
+    app.post(
+      '/orders',
+      route(async (req, res) => {
+        let order: PaymentOrderBody;
+        try {
+          order = JSON.parse(rawBodyOf(req).toString('utf8')) as PaymentOrderBody;
+        } catch {
+          throw new Problem('body_malformed', 'the body is not JSON');
+        }
+        if (typeof order?.reference !== 'string') throw new Problem('body_invalid', 'a payment order with a reference is required');
+        const result = await push(order);
+        res.json({ reference: order.reference, bank_http_status: result.httpStatus, bank_body: result.body, status: result.status, error: result.error });
+      }),
+    );
+  }
 
   app.use((req: Request) => {
     throw new Problem('route_not_found', `no endpoint ${req.method} ${req.path}`);

@@ -97,7 +97,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
   const loaded = store.transaction(() => fixture.filter((order) => store.insertOrder(order, 'fixture', clock.now())).length);
   const bankClient = new BankClient(config, credentials, store, clock, logger, tls ?? {});
   const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger);
-  const app = buildConnectorApp({ config, store, jwks, logger, now: () => clock.now() });
+  const app = buildConnectorApp({ config, store, jwks, logger, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });
   const policy = { initialMs: config.pollInitialMs, maxMs: config.pollMaxMs, factor: config.pollFactor };
   const reversePoller = new ReversePoller(store, bankClient, policy, clock, logger);
 
