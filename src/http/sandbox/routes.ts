@@ -68,5 +68,7 @@ export function sandboxRoutes(config: BankConfig, orders: OrderRepository, outbo
     const reports = await outbound.poller.runCycle();
     res.json({ reports });
   });
+  // express decodes :reference before any handler runs: a malformed %-escape names no order (as on the status route).
+  router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(error instanceof URIError ? new ProblemError('order_not_found', 'the order reference is not a valid percent-encoded string') : error));
   return router;
 }
