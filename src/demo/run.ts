@@ -34,7 +34,7 @@ interface ConnectorState {
 interface BankOrderView {
   reference: string;
   status: string;
-  callbacks: { idempotencyKey: string; kind: string; state: string; attemptLog: { startedAt: number; statusCode: number | null; error: string | null }[] }[];
+  callback_messages: { idempotencyKey: string; kind: string; state: string; attemptLog: { startedAt: number; statusCode: number | null; error: string | null }[] }[];
 }
 
 const ADMIN_TOKEN = `demo-admin-${randomBytes(8).toString('hex')}`;
@@ -147,15 +147,15 @@ function evaluate(pushes: DemoPush[], answers: Map<string, number | null>, fixtu
     let detail = `create ${answers.get(push.reference)}, connector ${statusOf(push.reference)} via ${last?.via ?? '-'}`;
     const view = views.get(push.reference);
     if (push.deliveries) {
-      const finals = (view?.callbacks ?? []).filter((callback) => callback.idempotencyKey.endsWith(`-${push.final}`));
+      const finals = (view?.callback_messages ?? []).filter((callback) => callback.idempotencyKey.endsWith(`-${push.final}`));
       const delivered = finals.flatMap((callback) => callback.attemptLog.filter((attempt) => attempt.statusCode === 200));
       ok &&= finals.length === 1 && delivered.length >= push.deliveries;
       detail += `; final delivered ${delivered.length}x under ${finals.length} key(s), applied once`;
     }
     if (push.via === 'reverse-poll') {
       const schedule = state.poll_schedule.find((entry) => entry.reference === push.reference);
-      ok &&= (schedule?.attempts ?? 0) >= 2 && (view?.callbacks.length ?? 0) === 0;
-      detail += `; ${schedule?.attempts ?? 0} reverse polls, ${view?.callbacks.length ?? 0} callbacks`;
+      ok &&= (schedule?.attempts ?? 0) >= 2 && (view?.callback_messages.length ?? 0) === 0;
+      detail += `; ${schedule?.attempts ?? 0} reverse polls, ${view?.callback_messages.length ?? 0} callbacks`;
     }
     checks.push({ name: `${push.flow} (${push.reference})`, ok, detail });
   }
@@ -167,7 +167,7 @@ function evaluate(pushes: DemoPush[], answers: Map<string, number | null>, fixtu
     ok: wrong.length === 0 && viaBatch > 0,
     detail: wrong.length ? `not yet: ${wrong.map((entry) => `${entry.order.reference} ${entry.actual}≠${entry.expected}`).join(', ')}` : `all final as the scenarios say; ${viaBatch} reported by batch callback`,
   });
-  const attempts = [...views.values()].flatMap((view) => view.callbacks.flatMap((callback) => callback.attemptLog));
+  const attempts = [...views.values()].flatMap((view) => view.callback_messages.flatMap((callback) => callback.attemptLog));
   const refused = attempts.filter((attempt) => attempt.statusCode === 401 || attempt.statusCode === 403);
   checks.push({
     name: 'every callback JWS verified by the Connector against the Bank JWKS (mTLS both ways)',
@@ -186,7 +186,7 @@ function timeline(started: number, pushes: DemoPush[], state: ConnectorState, vi
     rows.push({ at, text: `${entry.reference.padEnd(28)} ${(flowOf.get(entry.reference) ?? 'pull').padEnd(40)} connector: ${entry.status.padEnd(8)} via ${entry.via}` });
   }
   for (const [reference, view] of views) {
-    for (const callback of view.callbacks) {
+    for (const callback of view.callback_messages) {
       for (const attempt of callback.attemptLog) {
         const verdict = attempt.statusCode === 200 ? 'JWS verified, accepted' : `refused: ${attempt.error ?? attempt.statusCode}`;
         rows.push({ at: attempt.startedAt, text: `${reference.padEnd(28)} ${(flowOf.get(reference) ?? 'pull').padEnd(40)} bank: ${callback.kind} callback ${callback.idempotencyKey.slice(0, 36)} -> ${attempt.statusCode ?? '-'} (${verdict})` });

@@ -56,6 +56,7 @@ function accessLog(logger: Logger) {
     const requestId = requestIdOf(req);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    if (!logger.isLevelEnabled('info')) return next();
     res.on('finish', () => {
       const exchange = res.locals.exchange as Exchange | undefined;
       logger.info('request', {

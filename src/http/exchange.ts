@@ -25,7 +25,7 @@ export interface FlowSpec {
 export interface Exchange {
   req: Request;
   requestId: string;
-  log: Logger;
+  readonly log: Logger;
   rawBody: Buffer;
   nowMs: number;
   /** Single-valued request headers by lower-case name. */

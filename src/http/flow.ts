@@ -47,7 +47,16 @@ function headerReader(req: Request): (name: string) => string | undefined {
 
 export function newExchange(req: Request, res: Response, logger: Logger, nowMs: number): Exchange {
   const requestId = res.locals.requestId as string;
-  return { req, requestId, log: logger.child({ request_id: requestId }), rawBody: Buffer.alloc(0), nowMs, header: headerReader(req) };
+  let child: Logger | null = null;
+  const exchange: Exchange = {
+    req, requestId, rawBody: Buffer.alloc(0), nowMs, header: headerReader(req),
+    // Built on first use: most requests never log beyond the access line, and a child logger costs.
+    get log(): Logger {
+      child ??= logger.child({ request_id: requestId, client_id: exchange.client?.id });
+      return child;
+    },
+  };
+  return exchange;
 }
 
 /** `spec` null: an endpoint outside the signed flows (token), which still gets the size limit and error handling. */

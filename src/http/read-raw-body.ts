@@ -2,21 +2,33 @@
 import type { IncomingMessage } from 'node:http';
 import { ProblemError } from './problems';
 
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new ProblemError('body_too_large', `Content-Length ${declared} exceeds the ${limit}-byte limit`, { headers: { Connection: 'close' } });
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new ProblemError('body_too_large', `the body exceeds the ${limit}-byte limit`, { headers: { Connection: 'close' } });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+const EMPTY = Buffer.alloc(0);
+
+function tooLarge(req: IncomingMessage, detail: string): ProblemError {
+  req.resume();
+  return new ProblemError('body_too_large', detail, { headers: { Connection: 'close' } });
+}
+
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> | Buffer {
+  const length = req.headers['content-length'];
+  // HTTP/1.1: no Content-Length and no Transfer-Encoding means no body (the usual GET); nothing to wait for.
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
+  const declared = Number(length);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(req, `Content-Length ${declared} exceeds the ${limit}-byte limit`);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        reject(tooLarge(req, `the body exceeds the ${limit}-byte limit`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
 }

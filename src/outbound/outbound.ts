@@ -104,7 +104,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       settlement.start();
       dispatchTimer = setInterval(() => void pump(), config.dispatchIntervalMs);
       if (config.pollCron !== 'off' && connectors.some((connector) => connector.settings.poll)) {
-        pollTask = cron.schedule(config.pollCron, () => void poller.runCycle(), { noOverlap: true, name: 'pull' });
+        pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
       }
       logger.info('outbound started', {
         connectors: connectors.map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),

@@ -84,10 +84,10 @@ export class Poller {
       report.accepted += outcome.accepted;
       report.duplicates += outcome.duplicates;
       report.rejected += outcome.rejected;
+      const progressed = outcome.maxInitiatedAt !== null;
+      if (progressed) report.cursor = outcome.maxInitiatedAt as string;
       if (content.length < limit) return this.succeeded(report);
-      const progressed = outcome.maxInitiatedAt !== null && (instantOf(outcome.maxInitiatedAt) ?? 0) > (instantOf(report.cursor) ?? 0);
       if (progressed) {
-        report.cursor = outcome.maxInitiatedAt as string;
         limit = pollLimit;
       } else if (limit < pollLimit * MAX_LIMIT_GROWTH) {
         limit *= 2;

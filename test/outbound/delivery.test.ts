@@ -172,8 +172,8 @@ describe('callback delivery', () => {
     const response = await request(bank.app).get('/sandbox/orders/INSPECT-1');
     expect(response.status).toBe(200);
     expect(response.body.history.map((entry: { to: string }) => entry.to)).toEqual(['PENDING', 'SUCCESS']);
-    expect(response.body.callbacks.length).toBeGreaterThanOrEqual(1);
-    expect(response.body.callbacks[0].attemptLog[0]).toMatchObject({ statusCode: 200 });
+    expect(response.body.callback_messages.length).toBeGreaterThanOrEqual(1);
+    expect(response.body.callback_messages[0].attemptLog[0]).toMatchObject({ statusCode: 200 });
   });
 });
 

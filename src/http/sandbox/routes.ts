@@ -54,7 +54,7 @@ export function sandboxRoutes(config: BankConfig, orders: OrderRepository, outbo
       ...orderView(order),
       history: orders.history(order.clientId, order.reference),
       reports: outbound.outbox.eventsOfOrder(order.clientId, order.reference),
-      callbacks: outbound.outbox.callbacksOfOrder(order.clientId, order.reference),
+      callback_messages: outbound.outbox.callbacksOfOrder(order.clientId, order.reference),
     });
   });
   router.get('/callbacks', (req, res) => {

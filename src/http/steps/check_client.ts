@@ -7,5 +7,4 @@ export const checkClient: Step = (exchange, services) => {
   const client = services.registry.find(clientId);
   if (!client) throw new ProblemError('client_unknown', `no client "${clientId}" is registered`);
   exchange.client = client;
-  exchange.log = exchange.log.child({ client_id: client.id });
 };
