@@ -13,6 +13,9 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# npm run build also compiles schemas/ into standalone validators (scripts/compile-schemas.js).
+COPY schemas ./schemas
+COPY scripts ./scripts
 RUN npm run build \
  && npm prune --omit=dev
 

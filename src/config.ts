@@ -1,6 +1,5 @@
 // One documented defaults object; every value can be overridden by the environment variable named beside it.
 // A bad value stops startup with a message that names the variable.
-import cron from 'node-cron';
 
 export interface BankConfig {
   port: number;
@@ -103,6 +102,7 @@ function instant(raw: string): string {
 
 function cronExpression(raw: string): string {
   if (raw === 'off') return raw;
+  const cron = require('node-cron') as typeof import('node-cron');
   if (!cron.validate(raw)) throw new Error(`expected a node-cron expression (5 or 6 fields) or "off", got "${raw}"`);
   return raw;
 }

@@ -1,22 +1,39 @@
 // Compiles the JSON schemas in schemas/ once, and turns ajv errors into the problem `errors` list.
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Violation } from './domain/validation';
+import { AJV_OPTIONS, SchemaName } from './schema-options';
 
 export const SCHEMA_DIR = path.resolve(__dirname, '..', 'schemas');
-
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-addFormats(ajv);
+const PRECOMPILED_DIR = path.join(__dirname, 'compiled-schemas');
 
 const compiled = new Map<string, ValidateFunction>();
+let runtimeAjv: Ajv | null = null;
 
-export function schemaValidator(name: 'payment-order' | 'rules' | 'clients'): ValidateFunction {
+/** The build's standalone validator (scripts/compile-schemas.js), when it exists. */
+function precompiled(name: SchemaName): ValidateFunction | null {
+  const file = path.join(PRECOMPILED_DIR, `${name}.js`);
+  if (!fs.existsSync(file)) return null;
+  const loaded = require(file) as ValidateFunction | { default: ValidateFunction };
+  return typeof loaded === 'function' ? loaded : loaded.default;
+}
+
+function compileAtRunTime(name: SchemaName): ValidateFunction {
+  if (!runtimeAjv) {
+    const { default: AjvClass } = require('ajv') as typeof import('ajv');
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    runtimeAjv = new AjvClass(AJV_OPTIONS);
+    addFormats(runtimeAjv);
+  }
+  return runtimeAjv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8')));
+}
+
+export function schemaValidator(name: SchemaName): ValidateFunction {
   let validate = compiled.get(name);
   if (!validate) {
-    const schema = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8'));
-    validate = ajv.compile(schema);
+    validate = precompiled(name) ?? compileAtRunTime(name);
     compiled.set(name, validate);
   }
   return validate;

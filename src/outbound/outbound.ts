@@ -1,5 +1,5 @@
 // Wires the outgoing half: outbox listener, Connector clients, poller (node-cron), settlement and dispatcher.
-import cron, { ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
 import type { Logger } from 'winston';
 import { OrderBook } from '../application/order-book';
 import { BankConfig } from '../config';
@@ -104,6 +104,8 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       settlement.start();
       dispatchTimer = setInterval(() => void pump(), config.dispatchIntervalMs);
       if (config.pollCron !== 'off' && connectors.some((connector) => connector.settings.poll)) {
+        // Loaded only when a pull is scheduled.
+        const cron = require('node-cron') as typeof import('node-cron');
         pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
       }
       logger.info('outbound started', {

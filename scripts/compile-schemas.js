@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Part of `npm run build`: compiles schemas/*.schema.json into standalone validators (ajv standalone code) in
+// dist/compiled-schemas/, so the Bank does not load and run the ajv compiler at every start (~60 ms).
+// src/schemas.ts falls back to compiling at run time when these files are missing (tests run from src/).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const Ajv = require('ajv').default;
+const addFormats = require('ajv-formats').default;
+const standaloneCode = require('ajv/dist/standalone').default;
+const { _ } = require('ajv/dist/compile/codegen');
+const { AJV_OPTIONS, SCHEMA_NAMES } = require('../dist/schema-options');
+
+const root = path.resolve(__dirname, '..');
+const out = path.join(root, 'dist', 'compiled-schemas');
+fs.mkdirSync(out, { recursive: true });
+for (const name of SCHEMA_NAMES) {
+  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
+  addFormats(ajv);
+  const schema = JSON.parse(fs.readFileSync(path.join(root, 'schemas', `${name}.schema.json`), 'utf8'));
+  fs.writeFileSync(path.join(out, `${name}.js`), standaloneCode(ajv, ajv.compile(schema)));
+}
