@@ -1,6 +1,6 @@
 // Accepts orders and moves them through the state machine. Each change and its history row (and, through
 // the listeners, its outbox row) are written in one SQLite transaction.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../security/random-ids';
 import { Clock } from '../domain/clock';
 import { PaymentOrder } from '../domain/order';
 import { FinalOutcome, isFinal, StatusChange, TargetStatus, transition } from '../domain/order-state';
@@ -18,7 +18,7 @@ export interface AcceptedOrder {
 
 export function newBankReference(nowMs: number): string {
   const day = new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '');
-  return `SBK${day}${randomBytes(6).toString('hex').toUpperCase()}`;
+  return `SBK${day}${randomHex(16)}`;
 }
 
 function targetOf(initial: SettlementPlan['initial']): TargetStatus {

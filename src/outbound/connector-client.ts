@@ -1,7 +1,8 @@
 // The Bank's HTTP client toward one Connector: signed per the profile, one keep-alive agent, Bearer token.
 import http from 'node:http';
 import https from 'node:https';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { newNonce } from '../security/random-ids';
 import type { AxiosInstance } from 'axios';
 import { Clock } from '../domain/clock';
 import { signDetached } from '../security/jws';
@@ -62,7 +63,7 @@ export class ConnectorClient {
     const headers: Record<string, string> = {
       'x-client-id': this.identity.bankClientId,
       'x-timestamp': isoSeconds(this.identity.clock.now()),
-      'x-nonce': randomBytes(18).toString('base64url'),
+      'x-nonce': newNonce(),
       'x-idempotency-key': idempotencyKey,
     };
     if (requestId) headers['x-request-id'] = requestId;

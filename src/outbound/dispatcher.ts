@@ -33,6 +33,11 @@ function reportOf(event: StatusEventRow): StatusReport {
   };
 }
 
+/** Only a 200 counts as delivered. */
+function attemptError(response: ConnectorResponse): string | null {
+  return response.status === 200 ? null : (response.error ?? `HTTP ${response.status}`);
+}
+
 function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size));
@@ -136,54 +141,65 @@ export class Dispatcher {
     return made;
   }
 
-  /** Sends every due message of one Connector with bounded concurrency. Returns how many were attempted. */
+  /**
+   * Sends every due message of one Connector with bounded concurrency, then records all outcomes in one
+   * transaction (one commit per pass, not per callback). A crash before that commit only means a redelivery
+   * with the same key and bytes. Returns how many were attempted.
+   */
   async deliverDue(connector: ConnectorClient): Promise<number> {
     const due = this.outbox.due(connector.settings.clientId, this.clock.now(), this.options.concurrency * 8);
+    const outcomes: { callback: CallbackRow; startedAt: number; response: ConnectorResponse }[] = [];
     let next = 0;
     const worker = async () => {
       while (next < due.length && !this.stopped) {
         const callback = due[next];
         next += 1;
-        await this.attempt(connector, callback);
+        const startedAt = this.clock.now();
+        outcomes.push({ callback, startedAt, response: await this.send(connector, callback) });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, worker));
-    return next;
+    this.outbox.db.transaction(() => {
+      for (const outcome of outcomes) this.recordOutcome(outcome.callback, outcome.startedAt, outcome.response);
+    })();
+    for (const outcome of outcomes) this.logOutcome(outcome.callback, outcome.response);
+    return outcomes.length;
   }
 
-  private async attempt(connector: ConnectorClient, callback: CallbackRow): Promise<void> {
-    const startedAt = this.clock.now();
-    const response: ConnectorResponse =
-      callback.url.startsWith('http://') && !this.options.allowPlainHttp
-        ? { status: null, body: '', latencyMs: 0, error: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }
-        : await connector.postCallback(callback.url, callback.idempotencyKey, callback.body);
-    this.recordOutcome(callback, startedAt, response);
+  private send(connector: ConnectorClient, callback: CallbackRow): Promise<ConnectorResponse> {
+    if (callback.url.startsWith('http://') && !this.options.allowPlainHttp) {
+      return Promise.resolve({ status: null, body: '', latencyMs: 0, error: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' });
+    }
+    return connector.postCallback(callback.url, callback.idempotencyKey, callback.body);
   }
 
   private recordOutcome(callback: CallbackRow, startedAt: number, response: ConnectorResponse): void {
     const attempt = callback.attempts + 1;
-    const error = response.status === 200 ? null : (response.error ?? `HTTP ${response.status}`);
-    this.outbox.db.transaction(() => {
-      this.outbox.recordAttempt({
-        callbackId: callback.id,
-        attempt,
-        startedAt,
-        url: callback.url,
-        statusCode: response.status,
-        latencyMs: response.latencyMs,
-        error,
-        responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
-      });
-      const now = this.clock.now();
-      if (error === null) {
-        if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, now);
-        else this.outbox.markDelivered(callback.id, now);
-        return;
-      }
-      const retryAt = nextAttemptAt(this.options.retry, attempt, callback.createdAt, now, Math.random);
-      if (retryAt === null) this.outbox.markDead(callback.id, error);
-      else this.outbox.scheduleRetry(callback.id, retryAt, error);
-    })();
+    const error = attemptError(response);
+    this.outbox.recordAttempt({
+      callbackId: callback.id,
+      attempt,
+      startedAt,
+      url: callback.url,
+      statusCode: response.status,
+      latencyMs: response.latencyMs,
+      error,
+      responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
+    });
+    const now = this.clock.now();
+    if (error === null) {
+      if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, now);
+      else this.outbox.markDelivered(callback.id, now);
+      return;
+    }
+    const retryAt = nextAttemptAt(this.options.retry, attempt, callback.createdAt, now, Math.random);
+    if (retryAt === null) this.outbox.markDead(callback.id, error);
+    else this.outbox.scheduleRetry(callback.id, retryAt, error);
+  }
+
+  private logOutcome(callback: CallbackRow, response: ConnectorResponse): void {
+    const attempt = callback.attempts + 1;
+    const error = attemptError(response);
     const context = { callback_id: callback.id, kind: callback.kind, idempotency_key: callback.idempotencyKey, attempt, status: response.status, latency_ms: response.latencyMs };
     if (error === null) this.logger.debug('callback delivered', context);
     else this.logger.warn('callback attempt failed', { ...context, error });

@@ -10,7 +10,8 @@
 // - present the client certificate (mTLS) on reverse polling when one is configured.
 import http from 'node:http';
 import https from 'node:https';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { newNonce } from '../security/random-ids';
 import axios, { AxiosInstance } from 'axios';
 import type { Logger } from 'winston';
 import { Clock, toIsoSeconds } from '../domain/clock';
@@ -121,7 +122,7 @@ export class BankClient {
     const headers: Record<string, string> = {
       'x-client-id': this.credentials.client_id,
       'x-timestamp': toIsoSeconds(this.clock.now()),
-      'x-nonce': randomBytes(18).toString('base64url'),
+      'x-nonce': newNonce(),
       ...extra,
     };
     const base = signatureBase(flow, { method, target, headers, body });
