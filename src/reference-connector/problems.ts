@@ -3,27 +3,13 @@
 // machine-readable code the Bank can log, and a callback is either accepted (200) or rejected as a whole.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
+import { PROBLEM_TYPES } from '../http/problems';
 
+/** The Bank's codes (one vocabulary on both sides of the wire) plus the three only a Connector answers. */
 export const PROBLEMS = {
-  header_missing: { status: 400, title: 'A required header is missing' },
-  header_invalid: { status: 400, title: 'A header is malformed' },
+  ...PROBLEM_TYPES,
   query_invalid: { status: 400, title: 'A query parameter is missing or malformed' },
-  body_malformed: { status: 400, title: 'The body is not JSON' },
-  body_invalid: { status: 400, title: 'The body does not match the contract' },
-  auth_missing: { status: 401, title: 'Authorization is missing' },
-  auth_invalid: { status: 401, title: 'Authorization is not valid' },
-  client_unknown: { status: 401, title: 'Unknown client' },
-  signature_missing: { status: 401, title: 'X-Signature is missing' },
-  signature_invalid: { status: 401, title: 'X-Signature does not verify' },
-  timestamp_out_of_window: { status: 401, title: 'X-Timestamp is outside the accepted window' },
-  nonce_replayed: { status: 401, title: 'X-Nonce was already used' },
-  order_not_found: { status: 404, title: 'Order not found' },
-  route_not_found: { status: 404, title: 'No such endpoint' },
   final_status_conflict: { status: 409, title: 'A final status never changes' },
-  body_too_large: { status: 413, title: 'The body is too large' },
-  unsupported_media_type: { status: 415, title: 'Content-Type must be application/json' },
-  idempotency_key_reused: { status: 422, title: 'The idempotency key was used with a different body' },
-  internal: { status: 500, title: 'Internal error' },
   jwks_unavailable: { status: 503, title: "The Bank's JWKS could not be fetched" },
 } as const;
 

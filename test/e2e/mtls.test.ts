@@ -1,10 +1,9 @@
 // Reverse polling over real TLS sockets against the Bank as a child process, on its dev PKI.
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { ensureDevPki, issueOneClientCertificate, pkiFiles } from '../../src/security/pki';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
-import { demo, isoNow, newNonce, sampleOrder, signRequest, tempDir } from '../helpers/bank';
+import { demo, isoNow, newNonce, sampleOrder, signedCreateHeaders, signRequest, tempDir } from '../helpers/bank';
 import { wireRequest } from '../helpers/https-request';
 
 describe('mTLS on reverse polling (child process, real TLS)', () => {
@@ -45,16 +44,7 @@ describe('mTLS on reverse polling (child process, real TLS)', () => {
     const order = sampleOrder({ metadata: { sandbox_scenario: 'NO_CALLBACK' } });
     reference = order.reference as string;
     const body = JSON.stringify(order);
-    const headers: Record<string, string> = {
-      'x-client-id': demo.client_id,
-      'x-request-id': randomUUID(),
-      'x-timestamp': isoNow(),
-      'x-nonce': newNonce(),
-      'x-idempotency-key': `idem-${randomUUID()}`,
-    };
-    headers['x-signature'] = signRequest('create', 'POST', '/payment-orders', headers, body);
-    headers.authorization = `Bearer ${token.json?.access_token as string}`;
-    headers['content-type'] = 'application/json';
+    const headers = signedCreateHeaders(body, token.json?.access_token as string);
     // Create over HTTPS without a client certificate: mTLS is required for reverse polling only.
     const created = await wireRequest(`${httpsUrl}/payment-orders`, { method: 'POST', headers, body, ca: read(files.caCert) });
     expect(created.status).toBe(202);

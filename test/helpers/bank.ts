@@ -109,6 +109,21 @@ export interface CreateOptions {
   sign?: SignOptions;
 }
 
+/** Every header of a signed create (profile section 1), for any transport. */
+export function signedCreateHeaders(body: string, token: string, options: CreateOptions = {}): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-client-id': options.sign?.clientId ?? demo.client_id,
+    'x-request-id': randomUUID(),
+    'x-timestamp': isoNow(options.clock),
+    'x-nonce': newNonce(),
+    'x-idempotency-key': options.idempotencyKey ?? `idem-${randomUUID()}`,
+  };
+  headers['x-signature'] = signRequest('create', 'POST', '/payment-orders', headers, body, options.sign);
+  headers.authorization = `Bearer ${token}`;
+  headers['content-type'] = 'application/json';
+  return headers;
+}
+
 export class DemoClient {
   private cachedToken: string | null = null;
 
@@ -128,17 +143,7 @@ export class DemoClient {
 
   /** Headers for a signed create, before overrides. */
   async createHeaders(body: string, options: CreateOptions = {}): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {
-      'x-client-id': options.sign?.clientId ?? demo.client_id,
-      'x-request-id': randomUUID(),
-      'x-timestamp': isoNow(options.clock ?? this.bank.clock),
-      'x-nonce': newNonce(),
-      'x-idempotency-key': options.idempotencyKey ?? `idem-${randomUUID()}`,
-    };
-    headers['x-signature'] = signRequest('create', 'POST', '/payment-orders', headers, body, options.sign);
-    headers.authorization = `Bearer ${options.token ?? (await this.token())}`;
-    headers['content-type'] = 'application/json';
-    return headers;
+    return signedCreateHeaders(body, options.token ?? (await this.token()), { ...options, clock: options.clock ?? this.bank.clock });
   }
 
   async create(order: unknown, options: CreateOptions = {}) {
