@@ -65,7 +65,7 @@ export function everyCallbackFailed(bank: Bank, count: number): () => boolean {
  * Orders as a Connector offers them on the pull (pulled orders are reported by callback; a pushed order's final
  * was already in its create answer). Returns the orders and reference -> expected final status.
  */
-export function connectorOrders(prefix: string, count: number, withDelays = false): { orders: Record<string, unknown>[]; expected: Map<string, string> } {
+export function connectorOrders(prefix: string, count: number, withDelays = false, startMs = Date.parse('2026-11-20T00:00:00Z')): { orders: Record<string, unknown>[]; expected: Map<string, string> } {
   const orders: Record<string, unknown>[] = [];
   const expected = new Map<string, string>();
   for (let index = 0; index < count; index += 1) {
@@ -81,7 +81,7 @@ export function connectorOrders(prefix: string, count: number, withDelays = fals
       metadata = { sandbox_scenario: 'ASYNC:1:FAILED:BUS_REGULATORY' };
       final = 'FAILED';
     }
-    const initiatedAt = new Date(Date.parse('2026-11-20T00:00:00Z') + index * 1000).toISOString().replace('.000Z', 'Z');
+    const initiatedAt = new Date(startMs + index * 1000).toISOString().replace('.000Z', 'Z');
     orders.push(connectorOrder(reference, initiatedAt, { metadata }));
     expected.set(reference, final);
   }
