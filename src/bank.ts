@@ -116,6 +116,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   return {
     config, app, db, book, signer, registry, tokens, outbound, clock, logger, housekeeping,
     close: () => {
+      outbound.halt();
       if (db.open) db.close();
     },
   };

@@ -30,8 +30,10 @@ function isoSeconds(ms: number): string {
 }
 
 /** axios is loaded on the first outgoing call: it is ~60 ms of startup that a Bank nobody pulls for never needs. */
+let axiosModule: typeof import('axios').default | null = null;
 function loadAxios(): typeof import('axios').default {
-  return (require('axios') as typeof import('axios')).default;
+  axiosModule ??= (require('axios') as typeof import('axios')).default;
+  return axiosModule;
 }
 
 export class ConnectorClient {

@@ -68,9 +68,14 @@ export class Dispatcher {
     return this.cycle;
   }
 
-  /** Lets in-flight deliveries finish; no new pass starts afterwards. */
-  async stop(): Promise<void> {
+  /** No new pass or delivery starts after this. */
+  halt(): void {
     this.stopped = true;
+  }
+
+  /** Halts, then lets in-flight deliveries finish. */
+  async stop(): Promise<void> {
+    this.halt();
     await this.cycle;
   }
 

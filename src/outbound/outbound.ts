@@ -36,6 +36,8 @@ export interface Outbound {
   pollState: PollStateRepository;
   connectors: ConnectorClient[];
   start(): void;
+  /** Stops timers and new work at once (used when the store closes). */
+  halt(): void;
   stop(timeoutMs: number): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   };
   // Keeps dispatching while passes find work, so a burst drains at full speed rather than one pass per interval.
   const pump = async () => {
+    if (!db.open) return;
     try {
       while ((await dispatcher.runOnce()) > 0);
     } catch (error) {
@@ -112,6 +115,12 @@ export function createOutbound(deps: OutboundDeps): Outbound {
         connectors: connectors.map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),
         poll_cron: config.pollCron,
       });
+    },
+    halt() {
+      void pollTask?.stop();
+      settlement.stop();
+      if (dispatchTimer) clearInterval(dispatchTimer);
+      dispatcher.halt();
     },
     async stop(timeoutMs: number) {
       await pollTask?.stop();
