@@ -1,5 +1,6 @@
 // Entry point: reads the configuration, prepares TLS (dev PKI), starts the HTTP and HTTPS listeners and the
 // outgoing side, and stops cleanly on SIGTERM/SIGINT.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { AddressInfo } from 'node:net';
@@ -8,6 +9,8 @@ import { createBank, loadClientDefinitions } from './bank';
 import { BankConfig, ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { prepareTls, TlsMaterial } from './tls';
+import { ensureDataDir } from './store/db';
+import { PROBLEM_CONTENT_TYPE } from './http/problems';
 
 function readConfig(): BankConfig {
   try {
@@ -19,6 +22,29 @@ function readConfig(): BankConfig {
     }
     throw error;
   }
+}
+
+/**
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
+ * app; answer them with a problem body too, as profile section 5 asks of every 4xx.
+ */
+function answerParserErrors(server: http.Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({
+      type: 'urn:sandbox-bank:problem:header_invalid',
+      title: 'A header is malformed',
+      status: 400,
+      detail: `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`,
+      instance: '',
+      code: 'header_invalid',
+      request_id: randomUUID(),
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -55,13 +81,17 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number): void 
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
+  ensureDataDir(config.dataDir);
   const tls = await prepareTls(config, loadClientDefinitions(config).map((client) => client.client_id));
   const bank = await createBank(config, { logger, connectorTls: tls.connector });
   const httpServer = http.createServer(bank.app);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
   const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false }, bank.app);
-  for (const server of [httpServer, httpsServer]) server.keepAliveTimeout = 65_000;
+  for (const server of [httpServer, httpsServer]) {
+    server.keepAliveTimeout = 65_000;
+    answerParserErrors(server);
+  }
   const port = await listen(httpServer, config.port, config.host);
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
   const housekeeping = setInterval(bank.housekeeping, 60_000);

@@ -40,7 +40,14 @@ export async function prepareTls(config: BankConfig, clientIds: readonly string[
       created: [],
     };
   }
-  const { files, created } = await ensureDevPki({ dir: pkiDirectory(config), bankClientId: config.bankClientId, clientIds, serverNames: config.tlsServerNames });
+  const dir = pkiDirectory(config);
+  let pki;
+  try {
+    pki = await ensureDevPki({ dir, bankClientId: config.bankClientId, clientIds, serverNames: config.tlsServerNames });
+  } catch (error) {
+    throw new Error(`cannot prepare the dev PKI in ${dir} (PKI_DIR, default <DATA_DIR>/pki): ${(error as Error).message}`);
+  }
+  const { files, created } = pki;
   const ca = fs.readFileSync(files.caCert);
   return {
     server: { ca, cert: fs.readFileSync(files.serverCert), key: fs.readFileSync(files.serverKey) },

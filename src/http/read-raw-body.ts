@@ -29,6 +29,9 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, size)));
-    req.once('error', reject);
+    // A client that goes away mid-body is a client problem, not a Bank failure: no error-level log, no 500.
+    const cutOff = () => reject(new ProblemError('body_malformed', 'the connection closed before the body was complete'));
+    req.once('error', cutOff);
+    req.once('aborted', cutOff);
   });
 }

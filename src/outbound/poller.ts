@@ -80,7 +80,12 @@ export class Poller {
       const content = this.pageContent(response.body);
       if (!content) return this.failed(report, 'the page is not a JSON envelope with a content array');
       report.pages += 1;
-      const outcome = this.storePage(clientId, content, report.cursor);
+      let outcome: PageOutcome;
+      try {
+        outcome = this.storePage(clientId, content, report.cursor);
+      } catch (error) {
+        return this.failed(report, `storing the page failed (nothing of it was kept): ${(error as Error).message}`);
+      }
       report.accepted += outcome.accepted;
       report.duplicates += outcome.duplicates;
       report.rejected += outcome.rejected;

@@ -8,6 +8,7 @@ export function fromB64url(input: string): Buffer {
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
+/** Unpadded base64url in its one canonical spelling: a variant that only flips unused trailing bits is refused. */
 export function isB64url(input: string): boolean {
-  return B64URL.test(input);
+  return B64URL.test(input) && (input.length % 4 !== 1) && fromB64url(input).toString('base64url') === input;
 }

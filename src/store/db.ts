@@ -12,23 +12,33 @@ export function databasePath(dataDir: string): string {
   return dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'sandbox-bank.sqlite');
 }
 
-export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  const file = databasePath(dataDir);
-  if (file !== ':memory:') {
-    try {
-      fs.mkdirSync(dataDir, { recursive: true });
-      fs.accessSync(dataDir, fs.constants.W_OK);
-    } catch (error) {
-      throw new StoreError(`DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`);
-    }
+/** Creates the data directory if needed; throws a StoreError naming DATA_DIR when it cannot be written. */
+export function ensureDataDir(dataDir: string): void {
+  if (dataDir === ':memory:') return;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch (error) {
+    throw new StoreError(`DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`);
   }
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db, migrations);
-  return db;
+}
+
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  ensureDataDir(dataDir);
+  const file = databasePath(dataDir);
+  let db: Db | null = null;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw new StoreError(`cannot open the store ${file} (DATA_DIR ${dataDir}): ${(error as Error).message}`);
+  }
 }
 
 export function migrate(db: Db, migrations: readonly Migration[]): number[] {

@@ -23,7 +23,10 @@ export async function startChildBank(env: Record<string, string>, startupTimeout
   child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   const httpUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`bank did not start:\n${logs.join('\n')}`)), startupTimeoutMs);
-    void exited.then((code) => reject(new Error(`bank exited with ${code} during startup:\n${logs.join('\n')}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`bank exited with ${code} during startup:\n${logs.join('\n')}`));
+    });
     lines.on('line', (line) => {
       logs.push(line);
       if (line.includes('"sandbox bank listening"')) {

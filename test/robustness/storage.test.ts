@@ -101,11 +101,10 @@ describe('a data directory the Bank cannot write, at startup', () => {
     const base = tempDir('sandbox-bank-ro-child-');
     const blocker = path.join(base, 'data');
     fs.writeFileSync(blocker, 'not a directory');
-    // The dev PKI (<DATA_DIR>/pki) is prepared before the store, so the message is the PKI's mkdir error, which
-    // names the path but not DATA_DIR (reported: createBank's own check says "DATA_DIR ... is not a writable directory").
+    // The data directory is checked before anything is written into it (the dev PKI included).
     const escaped = blocker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // (startLimitedChildBank without a limit: it clears its startup timer when the child exits early.)
-    await expect(startLimitedChildBank({ DATA_DIR: blocker }, 'unlimited')).rejects.toThrow(new RegExp(`exited with 1 during startup:\\s*sandbox-bank: failed to start: .*${escaped}`));
+    await expect(startLimitedChildBank({ DATA_DIR: blocker }, 'unlimited')).rejects.toThrow(new RegExp(`exited with 1 during startup:\\s*sandbox-bank: failed to start: DATA_DIR ${escaped} is not a writable directory`));
     fs.rmSync(blocker);
     const bank = await startChildBank({ DATA_DIR: blocker });
     try {
@@ -306,7 +305,7 @@ describe('a full disk (RLIMIT_FSIZE on the built Bank)', () => {
     );
     expect(failure).not.toBeNull();
     expect(failure!.code).toBe(1);
-    expect(failure!.stderr).toMatch(/^sandbox-bank: failed to start: (disk I\/O error|database or disk is full)/m);
+    expect(failure!.stderr).toMatch(/^sandbox-bank: failed to start: cannot open the store \S+sandbox-bank\.sqlite \(DATA_DIR \S+\): (disk I\/O error|database or disk is full)/m);
     expect(failure!.stderr).not.toMatch(/\n\s+at /);
 
     bank = await startChildBank({ DATA_DIR: dataDir, CONNECTOR_URL: fake.url, POLL_CRON: 'off' });
