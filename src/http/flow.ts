@@ -5,6 +5,7 @@ import type { Logger } from 'winston';
 import { Exchange, FlowSpec, InboundServices } from './exchange';
 import { runSecuritySteps, TRANSPORT_STEP } from './pipeline';
 import { readRawBody } from './read-raw-body';
+import { REQUEST_ID } from './steps/check_headers';
 
 export interface FlowResult {
   status: number;
@@ -13,8 +14,6 @@ export interface FlowResult {
   contentType?: string;
   headers?: Record<string, string>;
 }
-
-const REQUEST_ID = /^[\x21-\x7E]{1,200}$/;
 
 export function requestIdOf(req: Request): string {
   const given = req.headers['x-request-id'];

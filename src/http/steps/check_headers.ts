@@ -3,12 +3,14 @@ import { isNonce, parseTimestamp } from '../../security/freshness';
 import { ProblemError } from '../problems';
 import { Step } from '../exchange';
 
-const VISIBLE_ASCII = (max: number) => new RegExp(`^[\\x21-\\x7E]{1,${max}}$`);
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export const REQUEST_ID = /^[\x21-\x7E]{1,200}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 const SYNTAX: Record<string, { test: (value: string) => boolean; expected: string }> = {
-  'x-client-id': { test: (value) => /^[A-Za-z0-9._-]{1,64}$/.test(value), expected: '1 to 64 characters of [A-Za-z0-9._-]' },
-  'x-request-id': { test: (value) => VISIBLE_ASCII(200).test(value), expected: '1 to 200 visible ASCII characters' },
-  'x-idempotency-key': { test: (value) => VISIBLE_ASCII(255).test(value), expected: '1 to 255 visible ASCII characters' },
+  'x-client-id': { test: (value) => CLIENT_ID.test(value), expected: '1 to 64 characters of [A-Za-z0-9._-]' },
+  'x-request-id': { test: (value) => REQUEST_ID.test(value), expected: '1 to 200 visible ASCII characters' },
+  'x-idempotency-key': { test: (value) => IDEMPOTENCY_KEY.test(value), expected: '1 to 255 visible ASCII characters' },
   'x-timestamp': { test: (value) => parseTimestamp(value) !== null, expected: 'an RFC 3339 UTC instant ending in Z' },
   'x-nonce': { test: isNonce, expected: '16 to 128 characters of [A-Za-z0-9_-]' },
   'content-type': { test: () => true, expected: 'application/json' },
