@@ -86,14 +86,7 @@ export function defineCrashScenario(options: CrashScenarioOptions): void {
       expect(fake.keyBodyMismatches).toEqual([]);
       expect(fake.callbacks.every((callback) => callback.signatureOk)).toBe(true);
       // Every (order, status) was only ever carried under one idempotency key, however often it was redelivered.
-      const keysByReport = new Map<string, Set<string>>();
-      for (const callback of fake.callbacks) {
-        const items = callback.kind === 'batch' ? (callback.parsed.orders as Record<string, string>[]) : [callback.parsed as Record<string, string>];
-        for (const item of items) {
-          const report = `${item.reference}:${item.status}`;
-          keysByReport.set(report, (keysByReport.get(report) ?? new Set()).add(callback.idempotencyKey));
-        }
-      }
+      const keysByReport = fake.keysByReport();
       const reusedKeys = [...keysByReport.entries()].filter(([, keys]) => keys.size > 1);
       expect(reusedKeys).toEqual([]);
       // Expected outcome per scenario.

@@ -155,14 +155,29 @@ export class FakeConnector {
     else if (existing.status !== item.status) this.conflicts.push(item.reference);
   }
 
-  /** Unit callbacks received (answered 200) for one reference, in order. */
+  /** The status objects one callback carries: the unit body, or the batch's orders. */
+  static itemsOf(callback: ReceivedCallback): Record<string, string>[] {
+    return callback.kind === 'batch' ? (callback.parsed.orders as Record<string, string>[]) : [callback.parsed as Record<string, string>];
+  }
+
+  /** Statuses received in accepted (200) callbacks for one reference, in order. */
   statusesOf(reference: string): string[] {
-    const statuses: string[] = [];
+    return this.callbacks
+      .filter((callback) => callback.answeredWith === 200)
+      .flatMap((callback) => FakeConnector.itemsOf(callback))
+      .filter((item) => item.reference === reference)
+      .map((item) => item.status);
+  }
+
+  /** `reference:STATUS` -> every idempotency key that carried it, however often it was sent. */
+  keysByReport(): Map<string, Set<string>> {
+    const keys = new Map<string, Set<string>>();
     for (const callback of this.callbacks) {
-      if (callback.answeredWith !== 200) continue;
-      const items = callback.kind === 'batch' ? (callback.parsed.orders as Record<string, string>[]) : [callback.parsed as Record<string, string>];
-      for (const item of items) if (item.reference === reference) statuses.push(item.status);
+      for (const item of FakeConnector.itemsOf(callback)) {
+        const report = `${item.reference}:${item.status}`;
+        keys.set(report, (keys.get(report) ?? new Set()).add(callback.idempotencyKey));
+      }
     }
-    return statuses;
+    return keys;
   }
 }

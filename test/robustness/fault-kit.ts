@@ -103,14 +103,7 @@ export function expectAllDelivered(bank: Bank, fake: FakeConnector, expected: Ma
   expect(fake.callbacks.filter((callback) => !callback.signatureOk)).toEqual([]);
   for (const [reference, status] of expected) expect([reference, fake.finals.get(reference)?.status]).toEqual([reference, status]);
   // Every (order, status) was carried under exactly one idempotency key, however often it was sent.
-  const keysByReport = new Map<string, Set<string>>();
-  for (const callback of fake.callbacks) {
-    const items = callback.kind === 'batch' ? (callback.parsed.orders as Record<string, string>[]) : [callback.parsed as Record<string, string>];
-    for (const item of items) {
-      const report = `${item.reference}:${item.status}`;
-      keysByReport.set(report, (keysByReport.get(report) ?? new Set()).add(callback.idempotencyKey));
-    }
-  }
+  const keysByReport = fake.keysByReport();
   expect([...keysByReport.entries()].filter(([, keys]) => keys.size > 1)).toEqual([]);
   // Every final the Bank holds was reported.
   for (const [reference] of expected) expect(keysByReport.has(`${reference}:${expected.get(reference)}`)).toBe(true);
