@@ -685,7 +685,8 @@ export function headerMutations(flow: 'create' | 'status'): fc.Arbitrary<Mutatio
       {
         name: "signed with another client's key",
         apply: (d, t) => {
-          d.jwk = d.jwk.kid === demo.private_jwk.kid ? t.other.private_jwk : demo.private_jwk;
+          // Chosen from the caller, not toggled from the current key: applied twice it must stay foreign.
+          d.jwk = d.fields['x-client-id'] === demo.client_id ? t.other.private_jwk : demo.private_jwk;
           expectOnly(d, 'signature_invalid');
         },
       },
