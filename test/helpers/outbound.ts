@@ -3,21 +3,12 @@ import request from 'supertest';
 import { Bank } from '../../src/bank';
 import { BankConfig } from '../../src/config';
 import { FakeConnector } from './fake-connector';
-import { IBANS, startBank } from './bank';
+import { sampleOrder, startBank } from './bank';
 import { BankOptions } from '../../src/bank';
 
 export function connectorOrder(reference: string, initiatedAt: string, extra: Record<string, unknown> = {}, amount = '10.00') {
-  return {
-    reference,
-    initiated_at: initiatedAt,
-    reason: 'pulled order',
-    type: 'CREDIT_TRANSFER',
-    debtor: { name: 'Debtor', iban: IBANS.debtor },
-    creditors: [{ name: 'Creditor', iban: IBANS.creditor, bank_code: 'BNPAFRPP', amount, reason: 'pulled order' }],
-    total_amount: amount,
-    currency: 'EUR',
-    ...extra,
-  };
+  const { metadata: _none, ...order } = sampleOrder({ reference, initiated_at: initiatedAt, reason: 'pulled order', type: 'CREDIT_TRANSFER' }, amount);
+  return { ...order, ...extra };
 }
 
 export async function bankWithFakeConnector(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<{ bank: Bank; fake: FakeConnector }> {

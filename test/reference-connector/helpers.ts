@@ -64,16 +64,17 @@ export async function startPair(clock: Clock, bankOverrides: Partial<BankConfig>
     { clock },
   );
   bankServer.bind(bank.app);
-  return {
-    bank,
-    connector,
-    async close() {
-      await connector.close();
-      await bank.outbound.stop(1000);
-      bank.close();
-      bankServer.server.closeAllConnections();
-      await new Promise((resolve) => bankServer.server.close(resolve));
-    },
+  return { bank, connector, close: closePair(bank, connector, bankServer.server, 1000) };
+}
+
+/** Stops the Connector, then the Bank's outgoing side, store and listener. */
+export function closePair(bank: Bank, connector: ReferenceConnector, server: http.Server, drainMs: number): () => Promise<void> {
+  return async () => {
+    await connector.close();
+    await bank.outbound.stop(drainMs);
+    bank.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   };
 }
 

@@ -9,7 +9,7 @@ import { BankConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { ReferenceConnector } from '../../src/reference-connector/connector';
 import { sampleOrder, startBank } from '../helpers/bank';
-import { lateBoundServer, startConnector } from './helpers';
+import { closePair, lateBoundServer, startConnector } from './helpers';
 
 interface Setup {
   bank: Bank;
@@ -30,17 +30,7 @@ async function setup(clock: ManualClock, bankOverrides: Partial<BankConfig>, env
   const connector = await startConnector(bankServer.url, env, clock);
   const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: await unreachableUrl(), pollCron: 'off', retryScheduleS: [3600], ...bankOverrides }, { clock });
   bankServer.bind(bank.app);
-  return {
-    bank,
-    connector,
-    async close() {
-      await connector.close();
-      await bank.outbound.stop(100);
-      bank.close();
-      bankServer.server.closeAllConnections();
-      await new Promise((resolve) => bankServer.server.close(resolve));
-    },
-  };
+  return { bank, connector, close: closePair(bank, connector, bankServer.server, 100) };
 }
 
 const order = (scenario: string) => sampleOrder({ metadata: { initiator: 'reverse-polling-test', sandbox_scenario: scenario } }) as { reference: string; initiated_at: string };

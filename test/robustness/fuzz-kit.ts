@@ -17,7 +17,7 @@ import { signDetached } from '../../src/security/jws';
 import { PublicJwk, signingKeyFromJwk } from '../../src/security/keys';
 import { SignedFlow, signatureBase } from '../../src/security/signature-base';
 import { TokenService } from '../../src/security/tokens';
-import { demo, IBANS, isoNow, newNonce, startBank } from '../helpers/bank';
+import { demo, IBANS, isoNow, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { makeTestClient, TestClient, writeClientsFile } from '../helpers/clients';
 import { DpopKey } from '../helpers/dpop';
 
@@ -220,18 +220,8 @@ export function nonceRows(bank: Bank): Set<string> {
 // Orders
 
 export function order(overrides: Record<string, unknown> = {}, amount = '100.00'): Record<string, unknown> {
-  return {
-    reference: `FZ-${randomBytes(9).toString('base64url').replace(/[_-]/g, 'x')}`,
-    initiated_at: '2026-11-22T09:00:00Z',
-    reason: 'Invoice 2026-11',
-    type: 'CREDIT_TRANSFER',
-    debtor: { name: 'Alice Debtor', iban: IBANS.debtor },
-    creditors: [{ name: 'Bob Creditor', iban: IBANS.creditor, bank_code: 'BNPAFRPP', amount, reason: 'Invoice 2026-11' }],
-    total_amount: amount,
-    currency: 'EUR',
-    metadata: { initiator: 'fuzz' },
-    ...overrides,
-  };
+  const reference = `FZ-${randomBytes(9).toString('base64url').replace(/[_-]/g, 'x')}`;
+  return sampleOrder({ reference, type: 'CREDIT_TRANSFER', metadata: { initiator: 'fuzz' }, ...overrides }, amount);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
