@@ -68,8 +68,9 @@ export function createOrderHandler(deps: CreateDeps) {
     }
     try {
       const result = deps.db.transaction(() => {
-        if (!delayed) idempotency.reserve(clientId, key, fingerprint, exchange.nowMs, lockMs, retentionMs);
-        refuseDuplicateReference(deps, clientId, order);
+        // Without a delay nothing ran since the first check; with one, another key may have taken the reference.
+        if (delayed) refuseDuplicateReference(deps, clientId, order);
+        else idempotency.reserve(clientId, key, fingerprint, exchange.nowMs, lockMs, retentionMs);
         const accepted = deps.book.accept(clientId, order, 'push');
         const response = responseFor(accepted);
         idempotency.complete(clientId, key, response.status, response.body ?? Buffer.alloc(0));
