@@ -19,7 +19,7 @@ COPY scripts ./scripts
 RUN npm run build \
  && npm prune --omit=dev
 
-# ---- runtime: only what `node dist/main.js` reads, run as the unprivileged `node` user ----
+# ---- runtime: only what `node dist/bank/main.js` reads, run as the unprivileged `node` user ----
 FROM node:20-slim
 ENV NODE_ENV=production \
     DATA_DIR=/data
@@ -40,4 +40,4 @@ EXPOSE 8080 8443
 # No curl in slim images: ask /readyz with node itself.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "require('node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/readyz', timeout: 4000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)).on('timeout', () => process.exit(1)).on('error', () => process.exit(1))"]
-CMD ["node", "dist/main.js"]
+CMD ["node", "dist/bank/main.js"]

@@ -5,9 +5,9 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { createBank } = require('../dist/bank');
-const { DEFAULTS } = require('../dist/config');
-const { createLogger } = require('../dist/logger');
+const { createBank } = require('../dist/bank/bank');
+const { DEFAULTS } = require('../dist/bank/config');
+const { createLogger } = require('../dist/wire/logger');
 
 const ROOT = path.resolve(__dirname, '..');
 

@@ -46,7 +46,7 @@ const bankEnv = (port, dataDir) => ({
 async function launch(target, port, dataDir) {
   const startedAt = performance.now();
   if (target.kind === 'bank') {
-    const child = start(process.execPath, [path.join(ROOT, 'dist/main.js')], { cwd: ROOT, env: bankEnv(port, dataDir) });
+    const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], { cwd: ROOT, env: bankEnv(port, dataDir) });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }

@@ -23,7 +23,7 @@ async function soak(total) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
   const startedAt = performance.now();
-  const child = start(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+  const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], {
     cwd: ROOT,
     env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
   });

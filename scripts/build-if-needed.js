@@ -6,7 +6,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
-const output = path.join(root, 'dist', 'main.js');
+const output = path.join(root, 'dist', 'bank', 'main.js');
 
 function newestMtime(dir) {
   let newest = 0;
@@ -23,7 +23,7 @@ if (built < sources) {
   process.stderr.write('building dist/ (tsc, then the schema validators)...\n');
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   execFileSync(process.execPath, [path.join(root, 'scripts', 'compile-schemas.js')], { stdio: 'inherit', cwd: root });
-  // dist/main.js is the freshness mark: touch it last, after the validators.
+  // dist/bank/main.js is the freshness mark: touch it last, after the validators.
   const now = new Date();
   fs.utimesSync(output, now, now);
 }

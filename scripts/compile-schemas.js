@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Part of `npm run build`: compiles schemas/*.schema.json into standalone validators (ajv standalone code) in
 // dist/compiled-schemas/, so the Bank does not load and run the ajv compiler at every start (~60 ms).
-// src/schemas.ts falls back to compiling at run time when these files are missing (tests run from src/).
+// src/wire/schemas.ts falls back to compiling at run time when these files are missing (tests run from src/).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,7 +9,7 @@ const Ajv = require('ajv').default;
 const addFormats = require('ajv-formats').default;
 const standaloneCode = require('ajv/dist/standalone').default;
 const { _ } = require('ajv/dist/compile/codegen');
-const { AJV_OPTIONS, SCHEMA_NAMES } = require('../dist/schema-options');
+const { AJV_OPTIONS, SCHEMA_NAMES } = require('../dist/wire/schema-options');
 
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'dist', 'compiled-schemas');

@@ -3,7 +3,7 @@
 'use strict';
 const path = require('node:path');
 require('./build-if-needed.js');
-const { issueOneClientCertificate } = require('../dist/security/pki.js');
+const { issueOneClientCertificate } = require('../dist/bank/security/pki.js');
 
 const index = process.argv.indexOf('--client');
 const clientId = index > 0 ? process.argv[index + 1] : undefined;

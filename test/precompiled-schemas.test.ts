@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { AJV_OPTIONS, SCHEMA_NAMES } from '../src/schema-options';
+import { AJV_OPTIONS, SCHEMA_NAMES } from '../src/wire/schema-options';
 import { ROOT, sampleOrder } from './helpers/bank';
 
 function runtime(name: string): ValidateFunction {

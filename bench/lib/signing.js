@@ -3,9 +3,9 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { signatureBase } = require('../../dist/security/signature-base');
-const { signDetached } = require('../../dist/security/jws');
-const { signingKeyFromJwk } = require('../../dist/security/keys');
+const { signatureBase } = require('../../dist/wire/signature-base');
+const { signDetached } = require('../../dist/wire/jws');
+const { signingKeyFromJwk } = require('../../dist/wire/keys');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const credentials = JSON.parse(fs.readFileSync(path.join(ROOT, 'fixtures/demo-connector/credentials.json'), 'utf8'));

@@ -6,9 +6,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { PaymentOrder } from '../domain/order';
-import { decideScenario, planFor } from '../domain/scenarios';
-import { pkiFiles } from '../security/pki';
+import { PaymentOrder } from '../wire/payment-order';
+import { decideScenario, planFor } from '../bank/domain/scenarios';
+import { pkiFiles } from '../bank/security/pki';
 import { Child, freePort, startChild, stopChild } from './processes';
 import { DemoPush, demoOrder, demoPushes } from './scenarios';
 
@@ -79,7 +79,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const started = Date.now();
   try {
     log(`data in ${dataDir}`);
-    const bank = await startChild('main.js', {
+    const bank = await startChild('bank/main.js', {
       DATA_DIR: path.join(dataDir, 'bank'), PORT: String(bankHttp), HTTPS_PORT: String(bankHttps), HOST: '127.0.0.1',
       CONNECTOR_URL: `https://localhost:${connectorPort}`, CONNECTOR_TOKEN: PULL_TOKEN, POLL_CRON: '*/2 * * * * *',
       CALLBACK_MODE: 'auto', AUTO_BATCH_THRESHOLD: '3', BATCH_WINDOW_MS: '300', RETRY_SCHEDULE: '1,2', ADMIN_TOKEN,
@@ -87,7 +87,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     }, 'sandbox bank listening');
     children.push(bank);
     log(`bank: http://127.0.0.1:${bankHttp} and https://localhost:${bankHttps} (mTLS), PKI in ${files.dir}`);
-    const connector = await startChild('reference-connector/main.js', {
+    const connector = await startChild('connector/main.js', {
       CONNECTOR_PORT: String(connectorPort), CONNECTOR_HOST: '127.0.0.1', CONNECTOR_DATA_DIR: path.join(dataDir, 'connector'),
       BANK_URL: `https://localhost:${bankHttps}`, BANK_STATUS_URL: `https://localhost:${bankHttps}`, PULL_TOKEN,
       CONNECTOR_TLS_CERT: files.clientCert('demo-connector'), CONNECTOR_TLS_KEY: files.clientKey('demo-connector'), CONNECTOR_TLS_CA: files.caCert,

@@ -2,12 +2,12 @@
 // presenting its dev-PKI client certificate and verifying the Connector's server certificate.
 import fs from 'node:fs';
 import path from 'node:path';
-import { pkiFiles } from '../../src/security/pki';
+import { pkiFiles } from '../../src/bank/security/pki';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { FakeConnector } from '../helpers/fake-connector';
 import { tempDir } from '../helpers/bank';
 import { connectorOrder, waitFor } from '../helpers/outbound';
-import { ensureDevPki } from '../../src/security/pki';
+import { ensureDevPki } from '../../src/bank/security/pki';
 
 describe('callbacks over mTLS (strict mode, child process)', () => {
   it('delivers signed callbacks over HTTPS with the Bank client certificate', async () => {

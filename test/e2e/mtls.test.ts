@@ -1,7 +1,7 @@
 // Reverse polling over real TLS sockets against the Bank as a child process, on its dev PKI.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureDevPki, issueOneClientCertificate, pkiFiles } from '../../src/security/pki';
+import { ensureDevPki, issueOneClientCertificate, pkiFiles } from '../../src/bank/security/pki';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { demo, isoNow, newNonce, sampleOrder, signedCreateHeaders, signRequest, tempDir } from '../helpers/bank';
 import { wireRequest } from '../helpers/https-request';

@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { Bank, BankOptions, createBank } from '../../src/bank';
-import { BankConfig, DEFAULTS } from '../../src/config';
-import { Clock } from '../../src/domain/clock';
-import { createLogger } from '../../src/logger';
-import { signDetached } from '../../src/security/jws';
-import { PublicJwk, signingKeyFromJwk } from '../../src/security/keys';
-import { SignedFlow, signatureBase } from '../../src/security/signature-base';
+import { Bank, BankOptions, createBank } from '../../src/bank/bank';
+import { BankConfig, DEFAULTS } from '../../src/bank/config';
+import { Clock } from '../../src/wire/clock';
+import { createLogger } from '../../src/wire/logger';
+import { signDetached } from '../../src/wire/jws';
+import { PublicJwk, signingKeyFromJwk } from '../../src/wire/keys';
+import { SignedFlow, signatureBase } from '../../src/wire/signature-base';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 

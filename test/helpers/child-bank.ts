@@ -1,4 +1,4 @@
-// Runs the built Bank (dist/main.js) as a child process, for crash and end-to-end tests.
+// Runs the built Bank (dist/bank/main.js) as a child process, for crash and end-to-end tests.
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -12,7 +12,7 @@ export interface ChildBank {
 }
 
 export async function startChildBank(env: Record<string, string>, startupTimeoutMs = 15_000): Promise<ChildBank> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HTTPS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

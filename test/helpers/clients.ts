@@ -4,9 +4,9 @@ import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:c
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import type { Bank } from '../../src/bank';
-import type { AuthMethod, ClientDefinition } from '../../src/security/client-registry';
-import type { PublicJwk } from '../../src/security/keys';
+import type { Bank } from '../../src/bank/bank';
+import type { AuthMethod, ClientDefinition } from '../../src/bank/security/client-registry';
+import type { PublicJwk } from '../../src/wire/keys';
 import { isoNow, newNonce, ROOT, sendWith, signRequest, tempDir } from './bank';
 
 export interface TestClient {

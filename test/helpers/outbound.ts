@@ -1,10 +1,10 @@
 // Helpers for outbound tests: generated Connector orders and a drain loop.
 import request from 'supertest';
-import { Bank } from '../../src/bank';
-import { BankConfig } from '../../src/config';
+import { Bank } from '../../src/bank/bank';
+import { BankConfig } from '../../src/bank/config';
 import { FakeConnector } from './fake-connector';
 import { sampleOrder, startBank } from './bank';
-import { BankOptions } from '../../src/bank';
+import { BankOptions } from '../../src/bank/bank';
 
 export function connectorOrder(reference: string, initiatedAt: string, extra: Record<string, unknown> = {}, amount = '10.00') {
   const { metadata: _none, ...order } = sampleOrder({ reference, initiated_at: initiatedAt, reason: 'pulled order', type: 'CREDIT_TRANSFER' }, amount);

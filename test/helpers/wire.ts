@@ -3,10 +3,10 @@
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import type express from 'express';
-import type { Bank } from '../../src/bank';
-import { signDetached } from '../../src/security/jws';
-import { signingKeyFromJwk } from '../../src/security/keys';
-import { SignedFlow, signatureBase } from '../../src/security/signature-base';
+import type { Bank } from '../../src/bank/bank';
+import { signDetached } from '../../src/wire/jws';
+import { signingKeyFromJwk } from '../../src/wire/keys';
+import { SignedFlow, signatureBase } from '../../src/wire/signature-base';
 import { demo, isoNow, newNonce, SignOptions } from './bank';
 
 /** A header value, or several values sent as repeated header lines. */

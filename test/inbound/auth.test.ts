@@ -2,8 +2,8 @@
 // details), Bearer and DPoP on create and reverse polling, the API key on reverse polling only, foreign credentials.
 import { createPublicKey, JsonWebKey, verify } from 'node:crypto';
 import request from 'supertest';
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
 import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { ClientSession, makeTestClient, writeClientsFile } from '../helpers/clients';
 import { DpopKey } from '../helpers/dpop';

@@ -1,6 +1,6 @@
 // Only the canonical base64url spelling is accepted: a token or signature whose last character differs only in
 // unused bits decodes to the same bytes, but it is not a string the Bank (or the client) ever produced.
-import { b64url, isB64url } from '../../src/security/base64url';
+import { b64url, isB64url } from '../../src/wire/base64url';
 
 describe('canonical base64url', () => {
   it('accepts what b64url produces for every length mod 3', () => {

@@ -1,5 +1,5 @@
 // loadConfig: documented defaults, environment overrides, and a bad value stops startup naming the variable.
-import { ConfigError, DEFAULTS, loadConfig, SETTINGS } from '../../src/config';
+import { ConfigError, DEFAULTS, loadConfig, SETTINGS } from '../../src/bank/config';
 
 describe('loadConfig', () => {
   it('an empty environment gives the documented defaults', () => {

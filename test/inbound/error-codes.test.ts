@@ -1,8 +1,8 @@
 // Profile section 5: one test per wire code, every 4xx/5xx as RFC 9457 problem details, and the check order.
 import { generateKeyPairSync } from 'node:crypto';
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
-import type { PublicJwk } from '../../src/security/keys';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
+import type { PublicJwk } from '../../src/wire/keys';
 import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { createCa, httpsRequest, listenMtls, opensslAvailable } from '../helpers/pki';
 import {

@@ -1,6 +1,6 @@
 // Profile section 6 (create idempotency) and section 5 (nothing stored for a rejected request).
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
 import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { ClientSession, makeTestClient, writeClientsFile } from '../helpers/clients';
 import {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { Bank } from '../../src/bank';
+import { Bank } from '../../src/bank/bank';
 import { startBank } from '../helpers/bank';
 
 const ROOT = path.resolve(__dirname, '..', '..');

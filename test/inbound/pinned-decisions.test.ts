@@ -1,5 +1,5 @@
 // Decisions of docs/profile-decisions.md that no other test pins.
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/wire/clock';
 import { DemoClient, sampleOrder, startBank } from '../helpers/bank';
 
 describe('pinned decisions (inbound)', () => {

@@ -1,7 +1,7 @@
 // A Bank created again on the same DATA_DIR keeps its orders, idempotency records, spent nonces and signing key.
 import request from 'supertest';
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
 import { demo, DemoClient, newNonce, sampleOrder, startBank, tempDir } from '../helpers/bank';
 import { expectProblem, getStatus, postCreate, RawResponse, signedCreateHeaders, signedStatusHeaders, statusTarget, tableCounts } from '../helpers/wire';
 

@@ -2,10 +2,10 @@
 // IBAN checksum first), checked on the create answer (200 or 202) and on reverse polling, with a ManualClock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
-import { FinalStatusImmutableError, InvalidTransitionError, OrderStatus, transition } from '../../src/domain/order-state';
-import { REASON_CODES, ReasonCode } from '../../src/domain/reason-codes';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
+import { FinalStatusImmutableError, InvalidTransitionError, OrderStatus, transition } from '../../src/bank/domain/order-state';
+import { REASON_CODES, ReasonCode } from '../../src/wire/reason-codes';
 import { demo, DemoClient, IBANS, makeIban, sampleOrder, startBank, tempDir } from '../helpers/bank';
 import { expectProblem, Problem } from '../helpers/wire';
 

@@ -1,4 +1,4 @@
-import { Bank } from '../../src/bank';
+import { Bank } from '../../src/bank/bank';
 import { DemoClient, sampleOrder, startBank } from '../helpers/bank';
 
 describe('create and reverse polling (relaxed mode, plain HTTP)', () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Bank } from '../../src/bank';
-import { ManualClock } from '../../src/domain/clock';
+import { Bank } from '../../src/bank/bank';
+import { ManualClock } from '../../src/wire/clock';
 import { FakeConnector } from '../helpers/fake-connector';
 import { DemoClient, sampleOrder } from '../helpers/bank';
 import { bankWithFakeConnector, connectorOrder, drain, waitFor } from '../helpers/outbound';

@@ -1,4 +1,4 @@
-import { Bank } from '../../src/bank';
+import { Bank } from '../../src/bank/bank';
 import { FakeConnector } from '../helpers/fake-connector';
 import { bankWithFakeConnector, connectorOrder, drain } from '../helpers/outbound';
 

@@ -1,8 +1,8 @@
 // Shared checks of the fault-injection runs (faults.test.ts in `npm test`, long/faults-long.test.ts in
 // `npm run test:long`): reading attempts and messages from the store, pumping the outbound side without the Bank's
 // timers, Connector orders with known outcomes, and the invariants after recovery.
-import { Bank } from '../../src/bank';
-import type { PaymentOrder } from '../../src/domain/order';
+import { Bank } from '../../src/bank/bank';
+import type { PaymentOrder } from '../../src/wire/payment-order';
 import { FakeConnector } from '../helpers/fake-connector';
 import { demo } from '../helpers/bank';
 import { connectorOrder } from '../helpers/outbound';

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { Bank } from '../../src/bank';
-import { ensureDevPki, pkiFiles } from '../../src/security/pki';
+import { Bank } from '../../src/bank/bank';
+import { ensureDevPki, pkiFiles } from '../../src/bank/security/pki';
 import { FakeConnector } from '../helpers/fake-connector';
 import { startBank, tempDir } from '../helpers/bank';
 import { bankWithFakeConnector } from '../helpers/outbound';

@@ -1,6 +1,6 @@
 // The fuzz suite, parameterised by how many requests each group sends: fuzz.test.ts runs it at ~11,000 requests in
 // `npm test`, long/fuzz-long.test.ts at ten times that in `npm run test:long`.
-import type { BankConfig } from '../../src/config';
+import type { BankConfig } from '../../src/bank/config';
 import {
   adminBadRequests,
   checkAfterRun,

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import Database from 'better-sqlite3';
-import { Bank, createBank } from '../../src/bank';
-import { databasePath } from '../../src/store/db';
+import { Bank, createBank } from '../../src/bank/bank';
+import { databasePath } from '../../src/wire/sqlite';
 import request from 'supertest';
 import { ChildBank, kill, startChildBank as startChild } from '../helpers/child-bank';
 import { demo, DemoClient, isoNow, newNonce, ROOT, sampleOrder, signRequest, startBank, tempDir, testConfig } from '../helpers/bank';
@@ -210,7 +210,7 @@ describe('a full store mid-run (PRAGMA max_page_count)', () => {
 
 /** The built Bank under `ulimit -f <blocks>` (512-byte blocks in dash; node ignores SIGXFSZ, so writes fail with EFBIG). */
 function startLimitedChildBank(env: Record<string, string>, fileBlocks: number | 'unlimited', startupTimeoutMs = 15_000): Promise<ChildBank & { stderr: string[] }> {
-  const child = spawn('/bin/sh', ['-c', `ulimit -f ${fileBlocks} && exec "$0" "$@"`, process.execPath, path.join(ROOT, 'dist/main.js')], {
+  const child = spawn('/bin/sh', ['-c', `ulimit -f ${fileBlocks} && exec "$0" "$@"`, process.execPath, path.join(ROOT, 'dist/bank/main.js')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HTTPS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

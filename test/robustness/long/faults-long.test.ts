@@ -2,7 +2,7 @@
 // for FAULTS_LONG_S seconds (default 60) while the Connector answers at random with 500, 503, 429, resets and
 // answers slower than CONNECTOR_TIMEOUT_MS, with full outages now and then; then it recovers. Every report must
 // arrive, each (order, status) under one key with the same bytes, every attempt recorded, retries on the schedule.
-import { Bank } from '../../../src/bank';
+import { Bank } from '../../../src/bank/bank';
 import { FakeConnector } from '../../helpers/fake-connector';
 import { bankWithFakeConnector } from '../../helpers/outbound';
 import { attempts, callbacks, connectorOrders, expectAllDelivered, expectScheduleFollowed, pumpUntil } from '../fault-kit';

@@ -1,0 +1,121 @@
+// Composition root of the Bank: store, keys, registry, domain services and the HTTP app.
+import path from 'node:path';
+import type express from 'express';
+import type { Logger } from 'winston';
+import { OrderBook } from './application/order-book';
+import { BankConfig } from './config';
+import { Clock, systemClock } from '../wire/clock';
+import { compileRules, Rule } from './domain/scenarios';
+import { buildApp } from './http/app';
+import { InboundServices } from './http/exchange';
+import { createLogger } from '../wire/logger';
+import { loadJsonFile } from '../wire/schemas';
+import { ClientDefinition, ClientRegistry } from './security/client-registry';
+import { generateSigningJwk, SigningKey, signingKeyFromJwk } from '../wire/keys';
+import { TokenService } from './security/tokens';
+import { BankKeyRepository } from './store/bank-keys';
+import { ClientRepository } from './store/clients';
+import { Db, LATEST_MIGRATION, openBankDatabase, schemaVersion } from './store/db';
+import { IdempotencyRepository } from './store/idempotency';
+import { NonceRepository } from './store/nonces';
+import { OrderRepository } from './store/orders';
+import { createOutbound, Outbound } from './outbound/outbound';
+import { ConnectorTls } from './outbound/connectors';
+import { sandboxRoutes } from './http/sandbox/routes';
+
+export interface BankOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** TLS material for callbacks to https:// Connectors (the dev PKI wires it). */
+  connectorTls?: ConnectorTls;
+}
+
+export interface Bank {
+  config: BankConfig;
+  app: express.Express;
+  db: Db;
+  book: OrderBook;
+  signer: SigningKey;
+  registry: ClientRegistry;
+  tokens: TokenService;
+  outbound: Outbound;
+  clock: Clock;
+  logger: Logger;
+  housekeeping(): void;
+  close(): void;
+}
+
+function resolveFile(file: string): string {
+  return path.isAbsolute(file) ? file : path.resolve(process.cwd(), file);
+}
+
+export async function loadBankKey(keys: BankKeyRepository, clock: Clock, logger: Logger): Promise<SigningKey> {
+  let jwk = keys.active();
+  if (!jwk) {
+    jwk = await generateSigningJwk();
+    keys.save(jwk, clock.now());
+    logger.info('generated the bank signing key', { kid: jwk.kid });
+  }
+  return signingKeyFromJwk(jwk);
+}
+
+export function loadRules(config: BankConfig) {
+  if (!config.rulesFile) return [];
+  const file = resolveFile(config.rulesFile);
+  const { rules } = loadJsonFile<{ rules: Rule[] }>(file, 'rules');
+  try {
+    return compileRules(rules);
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
+  return loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients').clients;
+}
+
+export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clients = loadClientDefinitions(config);
+  const registry = new ClientRegistry(clients);
+  const rules = loadRules(config);
+  const db = openBankDatabase(config.dataDir);
+  new ClientRepository(db).sync(clients, clock.now());
+  const signer = await loadBankKey(new BankKeyRepository(db), clock, logger);
+  const tokens = new TokenService(signer, clock, config.issuer, config.tokenTtlS);
+  const nonces = new NonceRepository(db);
+  const idempotency = new IdempotencyRepository(db);
+  const book = new OrderBook(db, new OrderRepository(db), clock, rules);
+  const services: InboundServices = { config, clock, registry, tokens, nonces };
+  const readiness = () => {
+    const checks: Record<string, boolean | string | number> = { database: false, migrations: false, keys: Boolean(signer.kid) };
+    try {
+      checks.schema_version = schemaVersion(db);
+      checks.database = true;
+      checks.migrations = checks.schema_version === LATEST_MIGRATION;
+    } catch {
+      checks.database = false;
+    }
+    return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
+  };
+  const outbound = createOutbound({ config, db, book, registry, signer, clock, logger, tls: options.connectorTls });
+  const app = buildApp({
+    services, logger, db, book, idempotency, readiness,
+    jwks: () => ({ keys: [signer.publicJwk] }),
+    extraRoutes: (router) => router.use('/sandbox', sandboxRoutes(config, book.orders, outbound)),
+  });
+  const housekeeping = () => {
+    const now = clock.now();
+    const nonceCount = nonces.prune(now);
+    const idemCount = idempotency.prune(now);
+    if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
+  };
+  return {
+    config, app, db, book, signer, registry, tokens, outbound, clock, logger, housekeeping,
+    close: () => {
+      outbound.halt();
+      if (db.open) db.close();
+    },
+  };
+}

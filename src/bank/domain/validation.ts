@@ -1,0 +1,31 @@
+// Business checks the JSON schema cannot express: exact totals, positive amounts, ISO 4217, scenario syntax.
+import { Violation } from '../../wire/problems';
+import { sumAmounts, toCents } from '../../wire/money';
+import { PaymentOrder } from '../../wire/payment-order';
+import { parseScenario, SCENARIO_METADATA_KEY } from './scenarios';
+
+export type { Violation };
+
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+export function businessViolations(order: PaymentOrder): Violation[] {
+  const violations: Violation[] = [];
+  order.creditors.forEach((creditor, index) => {
+    if (toCents(creditor.amount) === 0n) violations.push({ path: `/creditors/${index}/amount`, message: 'must be greater than 0' });
+  });
+  const total = toCents(order.total_amount);
+  const sum = sumAmounts(order.creditors.map((creditor) => creditor.amount));
+  if (total !== sum) {
+    violations.push({ path: '/total_amount', message: `must equal the sum of the creditors' amounts` });
+  }
+  if (!ISO_4217.has(order.currency)) violations.push({ path: '/currency', message: 'must be an ISO 4217 alphabetic code' });
+  const scenario = order.metadata?.[SCENARIO_METADATA_KEY];
+  if (scenario !== undefined) {
+    try {
+      parseScenario(scenario);
+    } catch (error) {
+      violations.push({ path: `/metadata/${SCENARIO_METADATA_KEY}`, message: (error as Error).message });
+    }
+  }
+  return violations;
+}

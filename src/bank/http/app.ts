@@ -1,0 +1,136 @@
+// The Bank's HTTP surface: routes, request ids, access log and problem rendering.
+import express, { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'winston';
+import { OrderBook } from '../application/order-book';
+import { Db } from '../store/db';
+import { IdempotencyRepository } from '../store/idempotency';
+import { createOrderHandler } from './create/handler';
+import { Exchange, FlowSpec, InboundServices } from './exchange';
+import { flowRoute, requestIdOf } from './flow';
+import { healthRoutes, ReadinessProbe } from './health/routes';
+import { AUTH_CHALLENGE, PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from '../../wire/problems';
+import { RateLimiter } from './rate-limiter';
+import { orderStatusHandler } from './status/handler';
+import { tokenHandler } from './token/handler';
+import { Jwks } from '../../wire/keys';
+
+const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
+
+export interface AppDeps {
+  services: InboundServices;
+  logger: Logger;
+  db: Db;
+  book: OrderBook;
+  idempotency: IdempotencyRepository;
+  jwks: () => Jwks;
+  readiness: ReadinessProbe;
+  /** Extra routers mounted before the 404 fallback (sandbox endpoints). */
+  extraRoutes?: (app: express.Express) => void;
+}
+
+export function flowSpecs(services: InboundServices): { create: FlowSpec; status: FlowSpec } {
+  const { config } = services;
+  return {
+    create: {
+      flow: 'create',
+      requiredHeaders: ['x-client-id', 'x-request-id', 'x-timestamp', 'x-nonce', 'x-idempotency-key', 'content-type'],
+      authMethods: ['bearer', 'dpop'],
+      hasBody: true,
+      requiresMtls: false,
+      rateLimiter: new RateLimiter(config.createRatePerS, config.createRateBurst),
+    },
+    status: {
+      flow: 'status',
+      requiredHeaders: ['x-client-id', 'x-timestamp', 'x-nonce'],
+      authMethods: ['bearer', 'dpop', 'api_key'],
+      hasBody: false,
+      requiresMtls: true,
+      rateLimiter: new RateLimiter(config.statusRatePerS, config.statusRateBurst),
+    },
+  };
+}
+
+function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(req);
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    if (!logger.isLevelEnabled('info')) return next();
+    res.on('finish', () => {
+      const exchange = res.locals.exchange as Exchange | undefined;
+      logger.info('request', {
+        request_id: requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        client_id: exchange?.client?.id,
+        code: res.locals.problemCode,
+      });
+    });
+    next();
+  };
+}
+
+function renderProblem(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const requestId = (res.locals.requestId as string | undefined) ?? requestIdOf(req);
+    let problem: ProblemError;
+    if (error instanceof ProblemError) {
+      problem = error;
+      logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
+    } else {
+      problem = new ProblemError('internal', 'the bank failed to process this request; it has been logged under this request_id');
+      logger.error('unhandled error', { request_id: requestId, error: (error as Error)?.stack ?? String(error) });
+    }
+    res.locals.problemCode = problem.code;
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
+    if (problem.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', AUTH_CHALLENGE);
+    const body = Buffer.from(JSON.stringify(problemBody(problem, req.originalUrl.split('?')[0], requestId)));
+    res.status(problem.status).setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+    res.setHeader('Content-Length', String(body.length));
+    res.end(body);
+  };
+}
+
+function methodNotAllowed(allowed: string) {
+  return () => {
+    throw new ProblemError('method_not_allowed', `use ${allowed} on this endpoint`, { headers: { Allow: allowed } });
+  };
+}
+
+export function buildApp(deps: AppDeps): express.Express {
+  const { services, logger } = deps;
+  const specs = flowSpecs(services);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(accessLog(logger));
+  healthRoutes(app, deps.readiness);
+  app.get('/.well-known/jwks.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(deps.jwks());
+  });
+  app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
+  app.all('/oauth/token', methodNotAllowed('POST'));
+  app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler({ ...deps, config: services.config })));
+  app.all('/payment-orders', methodNotAllowed('POST'));
+  // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
+  // malformed %-escape would fail ahead of the mTLS check. The handler decodes the id itself.
+  const statusRoute = flowRoute(specs.status, services, logger, orderStatusHandler(deps.book));
+  app.use((req, res, next) => {
+    const match = STATUS_PATH.exec(req.path);
+    if (!match) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed('GET')();
+    res.locals.rawOrderId = match[1];
+    return statusRoute(req, res, next);
+  });
+  deps.extraRoutes?.(app);
+  app.use((req: Request) => {
+    throw new ProblemError('route_not_found', `no endpoint ${req.method} ${req.path}`);
+  });
+  app.use(renderProblem(logger));
+  return app;
+}

@@ -1,0 +1,74 @@
+// Read-only inspection endpoints and the "poll now" trigger, behind ADMIN_TOKEN (or open in relaxed mode only).
+import { timingSafeEqual } from 'node:crypto';
+import express, { NextFunction, Request, Response } from 'express';
+import { BankConfig } from '../../config';
+import { Outbound } from '../../outbound/outbound';
+import { OrderRecord, OrderRepository } from '../../store/orders';
+import { ProblemError } from '../../../wire/problems';
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function requireAdmin(config: BankConfig) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (!config.adminToken) {
+      if (config.sandboxMode === 'relaxed') return next();
+      throw new ProblemError('auth_invalid', '/sandbox endpoints are disabled: set ADMIN_TOKEN, or run with SANDBOX_MODE=relaxed');
+    }
+    const header = req.headers.authorization;
+    if (!header) throw new ProblemError('auth_missing', 'send Authorization: Bearer <ADMIN_TOKEN>');
+    const match = /^Bearer (\S+)$/i.exec(header);
+    if (!match || !sameSecret(match[1], config.adminToken)) throw new ProblemError('auth_invalid', 'the admin token is not valid');
+    next();
+  };
+}
+
+function orderView(order: OrderRecord) {
+  const { payload, ...rest } = order;
+  return { ...rest, order: JSON.parse(payload) as unknown };
+}
+
+function boundedInt(value: unknown, fallback: number, max: number): number {
+  const parsed = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback;
+  return Math.min(parsed, max);
+}
+
+export function sandboxRoutes(config: BankConfig, orders: OrderRepository, outbound: Outbound): express.Router {
+  const router = express.Router();
+  router.use(requireAdmin(config));
+  router.get('/orders', (req, res) => {
+    const limit = boundedInt(req.query.limit, 100, 1000);
+    const offset = boundedInt(req.query.offset, 0, Number.MAX_SAFE_INTEGER);
+    res.json({ total: orders.count(), limit, offset, orders: orders.list(limit, offset).map(orderView) });
+  });
+  router.get('/orders/:reference', (req, res) => {
+    const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : null;
+    const matches = orders.findByReference(req.params.reference).filter((order) => clientId === null || order.clientId === clientId);
+    if (matches.length === 0) throw new ProblemError('order_not_found', `no order "${req.params.reference}"`);
+    if (matches.length > 1) throw new ProblemError('header_invalid', 'several clients use this reference: add ?client_id=');
+    const order = matches[0];
+    res.json({
+      ...orderView(order),
+      history: orders.history(order.clientId, order.reference),
+      reports: outbound.outbox.eventsOfOrder(order.clientId, order.reference),
+      callback_messages: outbound.outbox.callbacksOfOrder(order.clientId, order.reference),
+    });
+  });
+  router.get('/callbacks', (req, res) => {
+    const state = typeof req.query.state === 'string' ? req.query.state : null;
+    if (state !== null && !['pending', 'delivered', 'dead'].includes(state)) {
+      throw new ProblemError('header_invalid', 'state must be pending, delivered or dead');
+    }
+    res.json({ callbacks: outbound.outbox.listCallbacks(state, boundedInt(req.query.limit, 100, 1000)) });
+  });
+  router.post('/poll', async (_req, res) => {
+    const reports = await outbound.poller.runCycle();
+    res.json({ reports });
+  });
+  // express decodes :reference before any handler runs: a malformed %-escape names no order (as on the status route).
+  router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(error instanceof URIError ? new ProblemError('order_not_found', 'the order reference is not a valid percent-encoded string') : error));
+  return router;
+}

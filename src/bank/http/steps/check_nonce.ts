@@ -1,0 +1,18 @@
+// Step 7: X-Nonce not seen from this client within the window. Only a verified request spends its nonce
+// (and its DPoP proof's jti, checked for replay here for the same reason).
+import { ProblemError } from '../../../wire/problems';
+import { requireClient, Step } from '../exchange';
+
+export const checkNonce: Step = (exchange, services) => {
+  const client = requireClient(exchange);
+  const nonce = exchange.header('x-nonce') ?? '';
+  const windowMs = services.config.timestampWindowS * 1000;
+  const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
+  if (!services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt)) {
+    throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window');
+  }
+  const dpop = exchange.dpopJti;
+  if (dpop && !services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt)) {
+    throw new ProblemError('auth_invalid', 'the DPoP proof jti was already used');
+  }
+};

@@ -1,0 +1,19 @@
+// Step 1: size and media type. The size limit itself is enforced while reading the body (read-raw-body.ts).
+import { ProblemError } from '../../../wire/problems';
+import { Step } from '../exchange';
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+export function isJsonMediaType(value: string): boolean {
+  return JSON_MEDIA_TYPE.test(value.trim());
+}
+
+export const checkSizeAndMediaType: Step = (exchange, services, spec) => {
+  if (exchange.rawBody.length > services.config.bodyLimitBytes) {
+    throw new ProblemError('body_too_large', `the body exceeds ${services.config.bodyLimitBytes} bytes`);
+  }
+  const contentType = exchange.header('content-type');
+  if (spec.hasBody && contentType !== undefined && !isJsonMediaType(contentType)) {
+    throw new ProblemError('unsupported_media_type', `Content-Type must be application/json (UTF-8), got "${contentType}"`);
+  }
+};

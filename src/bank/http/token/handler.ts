@@ -1,0 +1,107 @@
+// POST /oauth/token: client_credentials (RFC 6749 4.4) with client_secret_basic or client_secret_post,
+// DPoP-bound when a valid DPoP proof is sent (RFC 9449). Errors carry RFC 6749 `error` inside the problem body.
+
+import { ClientRegistry, RegisteredClient } from '../../security/client-registry';
+import { DpopInvalidError, verifyDpopProof } from '../../security/dpop';
+import { secretMatches } from '../../../wire/secrets';
+import { Exchange, InboundServices } from '../exchange';
+import { FlowResult, jsonResult } from '../flow';
+import { ProblemCode, ProblemError } from '../../../wire/problems';
+import { requestHtu } from '../steps/check_authorization';
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_dpop_proof';
+
+const WIRE_CODE: Record<OAuthError, ProblemCode> = {
+  invalid_request: 'body_invalid',
+  invalid_client: 'auth_invalid',
+  unsupported_grant_type: 'body_invalid',
+  invalid_dpop_proof: 'auth_invalid',
+};
+
+function oauthError(error: OAuthError, description: string, code: ProblemCode = WIRE_CODE[error]): ProblemError {
+  const challenges: Partial<Record<OAuthError, string>> = {
+    invalid_client: 'Basic realm="sandbox-bank"',
+    invalid_dpop_proof: 'DPoP error="invalid_dpop_proof", algs="ES256 PS256 RS256"',
+  };
+  const challenge = challenges[error];
+  const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
+  return new ProblemError(code, description, { headers, extensions: { error, error_description: description } });
+}
+
+interface ClientCredentials {
+  clientId: string;
+  secret: string;
+}
+
+function basicCredentials(header: string): ClientCredentials {
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw oauthError('invalid_client', 'Basic credentials must be client_id:client_secret');
+  try {
+    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    throw oauthError('invalid_client', 'Basic credentials are not URL-encoded correctly');
+  }
+}
+
+function clientCredentials(authorization: string | undefined, form: URLSearchParams): ClientCredentials {
+  const inBody = form.has('client_id') || form.has('client_secret');
+  if (authorization && /^basic /i.test(authorization)) {
+    if (inBody) throw oauthError('invalid_request', 'use client_secret_basic or client_secret_post, not both');
+    return basicCredentials(authorization);
+  }
+  if (authorization) throw oauthError('invalid_client', 'only Basic client authentication is accepted in Authorization');
+  const clientId = form.get('client_id');
+  const secret = form.get('client_secret');
+  if (!clientId || !secret) throw oauthError('invalid_client', 'client authentication is missing (client_secret_basic or client_secret_post)', 'auth_missing');
+  return { clientId, secret };
+}
+
+function authenticate(registry: ClientRegistry, credentials: ClientCredentials): RegisteredClient {
+  const client = registry.find(credentials.clientId);
+  if (!client || !secretMatches(credentials.secret, client.definition.client_secret_hash)) {
+    throw oauthError('invalid_client', 'unknown client or wrong client secret');
+  }
+  return client;
+}
+
+function parseForm(exchange: Exchange): URLSearchParams {
+  const contentType = exchange.header('content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) {
+    throw oauthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded', 'unsupported_media_type');
+  }
+  return new URLSearchParams(exchange.rawBody.toString('utf8'));
+}
+
+function dpopThumbprint(exchange: Exchange, services: InboundServices, clientId: string): string | null {
+  const proof = exchange.header('dpop');
+  if (proof === undefined) return null;
+  const windowS = services.config.timestampWindowS;
+  try {
+    const verified = verifyDpopProof(proof, { method: 'POST', htu: requestHtu(exchange), nowMs: exchange.nowMs, windowS });
+    if (!services.nonces.spend(`dpop:${clientId}`, verified.jti, exchange.nowMs, exchange.nowMs + 2 * windowS * 1000)) {
+      throw new DpopInvalidError('DPoP proof jti was already used');
+    }
+    return verified.jkt;
+  } catch (error) {
+    if (error instanceof DpopInvalidError) throw oauthError('invalid_dpop_proof', error.message);
+    throw error;
+  }
+}
+
+export function tokenHandler(services: InboundServices) {
+  return (exchange: Exchange): FlowResult => {
+    const form = parseForm(exchange);
+    const grantType = form.get('grant_type');
+    if (!grantType) throw oauthError('invalid_request', 'grant_type is required');
+    if (grantType !== 'client_credentials') throw oauthError('unsupported_grant_type', 'only client_credentials is supported');
+    const client = authenticate(services.registry, clientCredentials(exchange.header('authorization'), form));
+    const jkt = dpopThumbprint(exchange, services, client.id);
+    if (jkt && !client.authMethods.has('dpop')) throw oauthError('invalid_request', `client ${client.id} is not allowed DPoP-bound tokens`);
+    if (!jkt && !client.authMethods.has('bearer')) throw oauthError('invalid_request', `client ${client.id} must request a DPoP-bound token`);
+    const issued = services.tokens.issue(client.id, jkt);
+    exchange.log.info('token issued', { client_id: client.id, token_type: issued.token_type });
+    return jsonResult(200, issued, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  };
+}
+

@@ -1,0 +1,128 @@
+// Entry point: reads the configuration, prepares TLS (dev PKI), starts the HTTP and HTTPS listeners and the
+// outgoing side, and stops cleanly on SIGTERM/SIGINT.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { AddressInfo } from 'node:net';
+import type { Logger } from 'winston';
+import { createBank, loadClientDefinitions } from './bank';
+import { BankConfig, ConfigError, loadConfig } from './config';
+import { createLogger } from '../wire/logger';
+import { prepareTls, TlsMaterial } from './tls';
+import { ensureDataDir } from '../wire/sqlite';
+import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
+
+function readConfig(): BankConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sandbox-bank: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
+ * app; answer them with a problem body too, as profile section 5 asks of every 4xx.
+ */
+function answerParserErrors(server: http.Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({
+      type: 'urn:sandbox-bank:problem:header_invalid',
+      title: 'A header is malformed',
+      status: 400,
+      detail: `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`,
+      instance: '',
+      code: 'header_invalid',
+      request_id: randomUUID(),
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number): void {
+  if (!tls.pki) return;
+  const files = tls.pki;
+  const statusUrl = `https://localhost:${httpsPort}/payment-orders/ORDER_REF/status`;
+  const curl =
+    `node scripts/signed-headers.js GET /payment-orders/ORDER_REF/status | curl -sS -H @- ` +
+    `--cacert ${files.caCert} --cert ${files.clientCert('demo-connector')} --key ${files.clientKey('demo-connector')} ${statusUrl}`;
+  logger.info('dev PKI ready', {
+    pki_dir: files.dir,
+    created: tls.created,
+    ca: files.caCert,
+    demo_client_cert: files.clientCert('demo-connector'),
+    demo_client_key: files.clientKey('demo-connector'),
+    reverse_polling_curl: curl,
+  });
+  if (process.stderr.isTTY) {
+    process.stderr.write(
+      `\nDev PKI in ${files.dir}${tls.created.length ? ` (created ${tls.created.length} certificates)` : ''}\n` +
+        `Reverse polling over mTLS with the demo client's certificate:\n  ${curl}\n` +
+        `Without --cert/--key the same call answers 403 mtls_required.\n\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  ensureDataDir(config.dataDir);
+  const tls = await prepareTls(config, loadClientDefinitions(config).map((client) => client.client_id));
+  const bank = await createBank(config, { logger, connectorTls: tls.connector });
+  const httpServer = http.createServer(bank.app);
+  // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
+  // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
+  const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false }, bank.app);
+  for (const server of [httpServer, httpsServer]) {
+    server.keepAliveTimeout = 65_000;
+    answerParserErrors(server);
+  }
+  const port = await listen(httpServer, config.port, config.host);
+  const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
+  const housekeeping = setInterval(bank.housekeeping, 60_000);
+  housekeeping.unref();
+  bank.outbound.start();
+  announcePki(logger, tls, httpsPort);
+  logger.info('sandbox bank listening', {
+    http: `http://localhost:${port}`,
+    https: `https://localhost:${httpsPort}`,
+    data_dir: config.dataDir,
+    mode: config.sandboxMode,
+    kid: bank.signer.kid,
+    clients: bank.registry.all().map((client) => client.id),
+  });
+  const stop = async (signal: string) => {
+    logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
+    clearInterval(housekeeping);
+    for (const server of [httpServer, httpsServer]) {
+      server.close();
+      server.closeIdleConnections();
+    }
+    await bank.outbound.stop(config.shutdownTimeoutMs);
+    bank.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`sandbox-bank: failed to start: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+// Versioned schema migrations, applied in order at startup inside one transaction each.
+
+import { Migration } from '../../wire/sqlite';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'inbound core',
+    sql: `
+      CREATE TABLE clients (
+        client_id TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE orders (
+        client_id TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        bank_reference TEXT NOT NULL UNIQUE,
+        source TEXT NOT NULL CHECK (source IN ('push', 'pull')),
+        status TEXT NOT NULL CHECK (status IN ('PENDING', 'SUCCESS', 'FAILED')),
+        reason_code TEXT,
+        reason_message TEXT,
+        scenario TEXT NOT NULL,
+        scenario_source TEXT NOT NULL,
+        response_mode TEXT NOT NULL CHECK (response_mode IN ('sync', 'async')),
+        callbacks TEXT NOT NULL CHECK (callbacks IN ('normal', 'none', 'duplicate')),
+        settle_at INTEGER,
+        final_status TEXT,
+        final_reason_code TEXT,
+        initiated_at TEXT NOT NULL,
+        initiated_at_ms INTEGER NOT NULL,
+        total_amount TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        processed_at INTEGER NOT NULL,
+        PRIMARY KEY (client_id, reference)
+      );
+      CREATE INDEX orders_due ON orders (settle_at) WHERE status = 'PENDING' AND settle_at IS NOT NULL;
+      CREATE TABLE order_status_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        from_status TEXT,
+        to_status TEXT NOT NULL,
+        reason_code TEXT,
+        cause TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        FOREIGN KEY (client_id, reference) REFERENCES orders (client_id, reference)
+      );
+      CREATE INDEX history_by_order ON order_status_history (client_id, reference, id);
+      CREATE TABLE idempotency_records (
+        client_id TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('in_progress', 'done')),
+        status_code INTEGER,
+        body BLOB,
+        locked_until INTEGER,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (client_id, idem_key)
+      );
+      CREATE INDEX idempotency_expiry ON idempotency_records (expires_at);
+      CREATE TABLE nonces (
+        client_id TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (client_id, nonce)
+      ) WITHOUT ROWID;
+      CREATE INDEX nonces_expiry ON nonces (expires_at);
+      CREATE TABLE bank_keys (
+        kid TEXT PRIMARY KEY,
+        private_jwk TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'outbound: pull cursors, rejected pulled orders, status events, callbacks and attempts',
+    sql: `
+      CREATE TABLE poll_cursors (
+        client_id TEXT PRIMARY KEY,
+        cursor TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE pulled_order_rejections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        reference TEXT,
+        fingerprint TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        UNIQUE (client_id, fingerprint)
+      );
+      -- The outbox: one row per status change to report, written in the transaction of the change.
+      CREATE TABLE status_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        bank_reference TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason_code TEXT,
+        reason_message TEXT,
+        processed_at INTEGER NOT NULL,
+        copies INTEGER NOT NULL DEFAULT 1,
+        state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'sent', 'superseded')),
+        callback_id INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX status_events_queued ON status_events (client_id, id) WHERE state = 'queued';
+      CREATE INDEX status_events_by_order ON status_events (client_id, reference, id);
+      -- A callback message: frozen URL, key and body bytes; delivered by attempts on a schedule.
+      CREATE TABLE callbacks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        client_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('unit', 'batch')),
+        idempotency_key TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body BLOB NOT NULL,
+        copies_left INTEGER NOT NULL DEFAULT 1,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        delivered_at INTEGER,
+        last_error TEXT
+      );
+      CREATE INDEX callbacks_due ON callbacks (next_attempt_at) WHERE state = 'pending';
+      CREATE TABLE callback_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        callback_id INTEGER NOT NULL REFERENCES callbacks (id),
+        attempt INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        status_code INTEGER,
+        latency_ms INTEGER NOT NULL,
+        error TEXT,
+        response_body TEXT
+      );
+      CREATE INDEX callback_attempts_by_callback ON callback_attempts (callback_id, id);
+    `,
+  },
+];
+

@@ -1,0 +1,185 @@
+// The reference Connector's HTTP surface (contract 4.2): the pull the Bank calls, the two callbacks the Bank
+// sends, plus /healthz and /state for the demo. What it shows a Connector team:
+// - the pull is a pure query over the Connector's orders: offset is an inclusive initiated_at cursor that the
+//   Bank controls, and the Connector keeps no consumption state;
+// - a callback is verified, checked for idempotency by X-Idempotency-Key, validated, then applied in ONE
+//   transaction: all of it or nothing (a batch with one bad item is rejected whole);
+// - a final status never changes, the same final is applied once, PENDING after a final is ignored.
+import express, { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'winston';
+import type { CreateResult, PaymentOrderBody } from './bank-client';
+import { parseTimestamp } from '../wire/freshness';
+import { BankJwks } from './bank-jwks';
+import { ConnectorConfig } from './config';
+import { Problem, problemHandler } from './problems';
+import { parseBatchCallback, parseUnitCallback, StatusItem } from './status-objects';
+import { ConnectorStore, sha256Hex, StatusVia } from './store';
+import { verifyBankRequest } from './verify-bank-request';
+
+export interface ConnectorAppDeps {
+  config: ConnectorConfig;
+  store: ConnectorStore;
+  jwks: BankJwks;
+  logger: Logger;
+  now?: () => number;
+  /** Pushes an order to the Bank (create); exposed as POST /orders so a demo or a test can trigger it. */
+  push?: (order: PaymentOrderBody) => Promise<CreateResult>;
+}
+
+const BODY_LIMIT = '1mb';
+const PULL_STATUSES = ['READY', 'INITIATED', 'PENDING'];
+
+type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/** Passes async errors to the problem handler. */
+const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  Promise.resolve(handler(req, res)).catch(next);
+};
+
+const rawBodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+
+function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = Date.now();
+    const given = req.headers['x-request-id'];
+    res.locals.requestId = typeof given === 'string' ? given : undefined;
+    res.on('finish', () => {
+      logger.info('request', {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Date.now() - started,
+        idempotency_key: req.headers['x-idempotency-key'],
+        code: res.locals.problemCode,
+      });
+    });
+    next();
+  };
+}
+
+/** status, limit and offset are all required (contract 4.2.1). */
+function pullQuery(req: Request): { status: string; limit: number; offset: string; offsetMs: number } {
+  const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const status = query.get('status');
+  const limit = query.get('limit');
+  const offset = query.get('offset');
+  if (!status || !PULL_STATUSES.includes(status)) throw new Problem('query_invalid', `status is required, one of ${PULL_STATUSES.join(', ')}`);
+  if (!limit || !/^[1-9][0-9]{0,8}$/.test(limit)) throw new Problem('query_invalid', 'limit is required, a whole number from 1');
+  const offsetMs = offset === null ? null : parseTimestamp(offset);
+  if (offset === null || offsetMs === null) throw new Problem('query_invalid', 'offset is required, an RFC 3339 UTC instant ending in Z');
+  return { status, limit: Number(limit), offset, offsetMs };
+}
+
+export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
+  const { store, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const verifyDeps = { config: deps.config, store, jwks: deps.jwks, now };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(accessLog(logger));
+  // Keep the raw bytes: the signature covers them, and they must never be re-serialised to verify it.
+  app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/state', (_req, res) => {
+    res.json(store.snapshot());
+  });
+
+  app.get(
+    '/payment-orders',
+    route(async (req, res) => {
+      await verifyBankRequest(req, rawBodyOf(req), 'pull', verifyDeps);
+      const { status, limit, offset, offsetMs } = pullQuery(req);
+      const page = store.pullPage(status, offsetMs, limit);
+      if (page.orders.length === 0) {
+        res.status(204).end();
+        return;
+      }
+      // content: the payment orders exactly as contract 2.1 defines them, nothing added.
+      const content = page.orders.map((order) => JSON.parse(order.payload) as unknown);
+      res.json({ offset, limit, size: content.length, total_elements: page.total, content });
+    }),
+  );
+
+  /** Idempotency, validation and application of one callback, all inside one SQLite transaction. */
+  function receiveCallback(kind: 'unit' | 'batch', req: Request, res: Response): void {
+    const rawBody = rawBodyOf(req);
+    const key = String(req.headers['x-idempotency-key']);
+    const bodySha = sha256Hex(rawBody);
+    const via: StatusVia = kind === 'unit' ? 'callback' : 'batch';
+    const result = store.transaction(() => {
+      const seen = store.callbackKey(key);
+      if (seen) {
+        if (seen.body_sha256 !== bodySha || seen.kind !== kind) throw new Problem('idempotency_key_reused', `X-Idempotency-Key ${key} was already used with another body`);
+        return { replayed: true, applied: 0, unchanged: 0 };
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        throw new Problem('body_malformed', 'the body is not JSON');
+      }
+      const parsed = kind === 'unit' ? parseUnitCallback(body) : parseBatchCallback(body, key);
+      if (!parsed.value) throw new Problem('body_invalid', 'the status update does not match the contract', parsed.errors);
+      const items: StatusItem[] = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+      let applied = 0;
+      items.forEach((item, index) => {
+        const at = kind === 'unit' ? '' : `/orders/${index}`;
+        const outcome = store.applyStatus(item.reference, { status: item.status, bankReference: item.bankReference, reasonCode: item.reasonCode, reasonMessage: item.reasonMessage }, via, now());
+        // Throwing rolls back everything this callback applied so far: no partial acceptance.
+        if (outcome.outcome === 'unknown') throw new Problem('order_not_found', outcome.detail ?? 'unknown order', [{ path: `${at}/reference`, message: 'unknown order' }]);
+        if (outcome.outcome === 'conflict') throw new Problem('final_status_conflict', `${kind === 'batch' ? 'batch rejected: ' : ''}${outcome.detail}`, [{ path: `${at}/status`, message: outcome.detail ?? 'conflict' }]);
+        if (outcome.outcome === 'apply') applied += 1;
+      });
+      store.recordCallbackKey(key, kind, 200, bodySha, now());
+      return { replayed: false, applied, unchanged: items.length - applied };
+    });
+    logger.info(result.replayed ? 'callback replayed: already processed, nothing re-applied' : 'callback accepted', { kind, idempotency_key: key, ...result });
+    res.json({ received: true, ...result });
+  }
+
+  app.post(
+    '/callbacks/orders/status',
+    route(async (req, res) => {
+      await verifyBankRequest(req, rawBodyOf(req), 'callback', verifyDeps);
+      receiveCallback('unit', req, res);
+    }),
+  );
+
+  app.post(
+    '/callbacks/orders/status/batch',
+    route(async (req, res) => {
+      await verifyBankRequest(req, rawBodyOf(req), 'callback', verifyDeps);
+      receiveCallback('batch', req, res);
+    }),
+  );
+
+  // Not part of the contract: lets an operator (or the demo) make this Connector push an order to the Bank.
+  const push = deps.push;
+  if (push) {
+    app.post(
+      '/orders',
+      route(async (req, res) => {
+        let order: PaymentOrderBody;
+        try {
+          order = JSON.parse(rawBodyOf(req).toString('utf8')) as PaymentOrderBody;
+        } catch {
+          throw new Problem('body_malformed', 'the body is not JSON');
+        }
+        if (typeof order?.reference !== 'string') throw new Problem('body_invalid', 'a payment order with a reference is required');
+        const result = await push(order);
+        res.json({ reference: order.reference, bank_http_status: result.httpStatus, bank_body: result.body, status: result.status, error: result.error });
+      }),
+    );
+  }
+
+  app.use((req: Request) => {
+    throw new Problem('route_not_found', `no endpoint ${req.method} ${req.path}`);
+  });
+  app.use(problemHandler(logger));
+  return app;
+}

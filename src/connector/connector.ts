@@ -1,0 +1,141 @@
+// Composition of the reference Connector: its store (with the fixture orders loaded), the Bank client, the
+// Bank's JWKS cache, the HTTP(S) server and the reverse poller. What it shows a Connector team: with TLS
+// configured, the Connector serves HTTPS and REQUIRES the Bank's client certificate (callbacks are mTLS,
+// profile section 4), and uses its own certificate as the client certificate for reverse polling.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type express from 'express';
+import type { Logger } from 'winston';
+import { Clock, systemClock } from '../wire/clock';
+import { createLogger } from '../wire/logger';
+import { buildConnectorApp } from './app';
+import { BankClient, ConnectorCredentials, PaymentOrderBody, TlsMaterial } from './bank-client';
+import { BankJwks } from './bank-jwks';
+import { ConnectorConfig } from './config';
+import { ReversePoller } from './reverse-poller';
+import { ConnectorStore, openConnectorStore } from './store';
+
+const SHUTDOWN_GRACE_MS = 2_000;
+
+export interface ConnectorOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** false: no timer; drive reverse polling with reversePoller.tick() (tests). Default true. */
+  startPoller?: boolean;
+}
+
+export interface ReferenceConnector {
+  url: string;
+  config: ConnectorConfig;
+  app: express.Express;
+  store: ConnectorStore;
+  bankClient: BankClient;
+  reversePoller: ReversePoller;
+  close(): Promise<void>;
+}
+
+/** JSON lines, like the Bank's, tagged service=reference-connector. */
+export function connectorLogger(level: string, silent = false): Logger {
+  const logger = createLogger(level, silent);
+  logger.defaultMeta = { service: 'reference-connector' };
+  return logger;
+}
+
+function readFile(file: string, what: string): Buffer {
+  const resolved = path.resolve(process.cwd(), file);
+  try {
+    return fs.readFileSync(resolved);
+  } catch (error) {
+    throw new Error(`${what} ${resolved}: ${(error as Error).message}`);
+  }
+}
+
+function readJson<T>(file: string, what: string): T {
+  try {
+    return JSON.parse(readFile(file, what).toString('utf8')) as T;
+  } catch (error) {
+    throw new Error(`${what} ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export function loadCredentials(file: string): ConnectorCredentials {
+  const credentials = readJson<ConnectorCredentials>(file, 'CREDENTIALS_FILE');
+  if (!credentials.client_id || !credentials.client_secret || !credentials.private_jwk) {
+    throw new Error(`CREDENTIALS_FILE ${file} needs client_id, client_secret and private_jwk`);
+  }
+  return credentials;
+}
+
+export function loadFixtureOrders(file: string): PaymentOrderBody[] {
+  const orders = readJson<unknown>(file, 'ORDERS_FIXTURE');
+  if (!Array.isArray(orders) || orders.some((order) => typeof order?.reference !== 'string' || Number.isNaN(Date.parse(order?.initiated_at)))) {
+    throw new Error(`ORDERS_FIXTURE ${file} must be a JSON array of payment orders (contract 2.1)`);
+  }
+  return orders as PaymentOrderBody[];
+}
+
+function tlsMaterial(config: ConnectorConfig): TlsMaterial | null {
+  if (!config.tlsCert || !config.tlsKey) return null;
+  return {
+    cert: readFile(config.tlsCert, 'CONNECTOR_TLS_CERT'),
+    key: readFile(config.tlsKey, 'CONNECTOR_TLS_KEY'),
+    ca: config.tlsCa ? readFile(config.tlsCa, 'CONNECTOR_TLS_CA') : undefined,
+  };
+}
+
+export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? connectorLogger(config.logLevel);
+  const credentials = loadCredentials(config.credentialsFile);
+  const fixture = loadFixtureOrders(config.ordersFixture);
+  const tls = tlsMaterial(config);
+
+  const store = openConnectorStore(config.dataDir, config.pollInitialMs);
+  const loaded = store.transaction(() => fixture.filter((order) => store.insertOrder(order, 'fixture', clock.now())).length);
+  const bankClient = new BankClient(config, credentials, store, clock, logger, tls ?? {});
+  const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger);
+  const app = buildConnectorApp({ config, store, jwks, logger, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });
+  const policy = { initialMs: config.pollInitialMs, maxMs: config.pollMaxMs, factor: config.pollFactor };
+  const reversePoller = new ReversePoller(store, bankClient, policy, clock, logger);
+
+  // rejectUnauthorized: a caller without a certificate from CONNECTOR_TLS_CA never reaches the app.
+  const server = tls
+    ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, app)
+    : http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
+  if (options.startPoller !== false) reversePoller.start(Math.min(1000, Math.max(10, Math.floor(config.pollInitialMs / 2))));
+  logger.info('reference connector listening', {
+    url,
+    tls: Boolean(tls),
+    bank_url: config.bankUrl,
+    bank_status_url: config.bankStatusUrl,
+    data_dir: config.dataDir,
+    fixture_orders: fixture.length,
+    fixture_orders_added: loaded,
+    client_id: credentials.client_id,
+  });
+
+  return {
+    url, config, app, store, bankClient, reversePoller,
+    async close() {
+      await reversePoller.stop();
+      // Stop accepting, close idle keep-alive sockets, give requests in flight a moment, then cut the rest.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      });
+      bankClient.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Errors the reference Connector answers, as RFC 9457 problem details with the same `code` vocabulary as the
+// Bank (profile section 5). What it shows a Connector team: every 4xx/5xx leaves through one handler, with a
+// machine-readable code the Bank can log, and a callback is either accepted (200) or rejected as a whole.
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'winston';
+import { PROBLEM_TYPES } from '../wire/problems';
+
+/** The Bank's codes (one vocabulary on both sides of the wire) plus the three only a Connector answers. */
+export const PROBLEMS = {
+  ...PROBLEM_TYPES,
+  query_invalid: { status: 400, title: 'A query parameter is missing or malformed' },
+  final_status_conflict: { status: 409, title: 'A final status never changes' },
+  jwks_unavailable: { status: 503, title: "The Bank's JWKS could not be fetched" },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export interface ProblemDetail {
+  path: string;
+  message: string;
+}
+
+export class Problem extends Error {
+  readonly status: number;
+
+  constructor(readonly code: ProblemCode, readonly detail: string, readonly errors?: ProblemDetail[]) {
+    super(`${code}: ${detail}`);
+    this.status = PROBLEMS[code].status;
+  }
+}
+
+/** Express error handler: renders a Problem (or anything else as a 500 without internals). */
+export function problemHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let problem: Problem;
+    if (error instanceof Problem) problem = error;
+    else if ((error as { type?: string })?.type === 'entity.too.large') problem = new Problem('body_too_large', 'the body is too large');
+    else {
+      problem = new Problem('internal', 'the connector failed to process this request');
+      logger.error('unhandled error', { path: req.path, error: (error as Error)?.stack ?? String(error) });
+    }
+    res.locals.problemCode = problem.code;
+    if (res.headersSent) return;
+    const body: Record<string, unknown> = {
+      type: `urn:reference-connector:problem:${problem.code}`,
+      title: PROBLEMS[problem.code].title,
+      status: problem.status,
+      detail: problem.detail,
+      instance: req.path,
+      code: problem.code,
+      request_id: res.locals.requestId,
+    };
+    if (problem.errors) body.errors = problem.errors;
+    res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
+  };
+}

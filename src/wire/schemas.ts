@@ -1,0 +1,73 @@
+// Compiles the JSON schemas in schemas/ once, and turns ajv errors into the problem `errors` list.
+import fs from 'node:fs';
+import path from 'node:path';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Violation } from './problems';
+import { AJV_OPTIONS, SchemaName } from './schema-options';
+
+export const SCHEMA_DIR = path.resolve(__dirname, '..', '..', 'schemas');
+const PRECOMPILED_DIR = path.join(__dirname, '..', 'compiled-schemas');
+
+const compiled = new Map<string, ValidateFunction>();
+let runtimeAjv: Ajv | null = null;
+
+/** The build's standalone validator (scripts/compile-schemas.js), when it exists. */
+function precompiled(name: SchemaName): ValidateFunction | null {
+  const file = path.join(PRECOMPILED_DIR, `${name}.js`);
+  if (!fs.existsSync(file)) return null;
+  const loaded = require(file) as ValidateFunction | { default: ValidateFunction };
+  return typeof loaded === 'function' ? loaded : loaded.default;
+}
+
+function compileAtRunTime(name: SchemaName): ValidateFunction {
+  if (!runtimeAjv) {
+    const { default: AjvClass } = require('ajv') as typeof import('ajv');
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    runtimeAjv = new AjvClass(AJV_OPTIONS);
+    addFormats(runtimeAjv);
+  }
+  return runtimeAjv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8')));
+}
+
+export function schemaValidator(name: SchemaName): ValidateFunction {
+  let validate = compiled.get(name);
+  if (!validate) {
+    validate = precompiled(name) ?? compileAtRunTime(name);
+    compiled.set(name, validate);
+  }
+  return validate;
+}
+
+function describe(error: ErrorObject): Violation {
+  const base = error.instancePath;
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return { path: `${base}/${extra}`, message: 'is not an allowed field' };
+  }
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return { path: `${base}/${missing}`, message: 'is required' };
+  }
+  return { path: base === '' ? '/' : base, message: error.message ?? 'is invalid' };
+}
+
+export function violationsOf(validate: ValidateFunction): Violation[] {
+  return (validate.errors ?? []).map(describe);
+}
+
+/** Reads and validates a JSON config file; throws an Error that names the file and each violation. */
+export function loadJsonFile<T>(file: string, schema: 'rules' | 'clients'): T {
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file}: cannot read JSON: ${(error as Error).message}`);
+  }
+  const validate = schemaValidator(schema);
+  if (!validate(data)) {
+    const lines = violationsOf(validate).map((violation) => `${violation.path} ${violation.message}`);
+    throw new Error(`${file} does not match schemas/${schema}.schema.json:\n  ${lines.join('\n  ')}`);
+  }
+  return data as T;
+}

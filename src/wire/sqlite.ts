@@ -1,0 +1,68 @@
+// Opens a side's SQLite store (WAL, foreign keys) and applies its pending migrations. Each side brings its own
+// schema; this is only the shared plumbing.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export class StoreError extends Error {}
+
+export function databasePath(dataDir: string): string {
+  return dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'sandbox-bank.sqlite');
+}
+
+/** Creates the data directory if needed; throws a StoreError naming DATA_DIR when it cannot be written. */
+export function ensureDataDir(dataDir: string): void {
+  if (dataDir === ':memory:') return;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch (error) {
+    throw new StoreError(`DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`);
+  }
+}
+
+export function openDatabase(dataDir: string, migrations: readonly Migration[]): Db {
+  ensureDataDir(dataDir);
+  const file = databasePath(dataDir);
+  let db: Db | null = null;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw new StoreError(`cannot open the store ${file} (DATA_DIR ${dataDir}): ${(error as Error).message}`);
+  }
+}
+
+export function migrate(db: Db, migrations: readonly Migration[]): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const newlyApplied: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    })();
+    newlyApplied.push(migration.version);
+  }
+  return newlyApplied;
+}
+
+export function schemaVersion(db: Db): number {
+  return (db.prepare('SELECT COALESCE(MAX(version), 0) FROM schema_migrations').pluck().get() as number) ?? 0;
+}

@@ -1,0 +1,131 @@
+// Reverse polling against an in-process Bank that cannot reach the Connector (its connector URL points
+// nowhere), so no callback ever arrives: the Connector's adaptive polling must find the final status itself,
+// stop on 404 with an alert, and back off on 429. The Bank answers reverse polling over plain HTTP only in
+// relaxed mode. One ManualClock drives both sides, so every interval is exact.
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Bank } from '../../src/bank/bank';
+import { BankConfig } from '../../src/bank/config';
+import { ManualClock } from '../../src/wire/clock';
+import { ReferenceConnector } from '../../src/connector/connector';
+import { sampleOrder, startBank } from '../helpers/bank';
+import { closePair, lateBoundServer, startConnector } from './helpers';
+
+interface Setup {
+  bank: Bank;
+  connector: ReferenceConnector;
+  close(): Promise<void>;
+}
+
+async function unreachableUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise((resolve) => server.close(resolve));
+  return url;
+}
+
+async function setup(clock: ManualClock, bankOverrides: Partial<BankConfig>, env: Record<string, string>): Promise<Setup> {
+  const bankServer = await lateBoundServer();
+  const connector = await startConnector(bankServer.url, env, clock);
+  const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: await unreachableUrl(), pollCron: 'off', retryScheduleS: [3600], ...bankOverrides }, { clock });
+  bankServer.bind(bank.app);
+  return { bank, connector, close: closePair(bank, connector, bankServer.server, 100) };
+}
+
+const order = (scenario: string) => sampleOrder({ metadata: { initiator: 'reverse-polling-test', sandbox_scenario: scenario } }) as { reference: string; initiated_at: string };
+
+describe('reverse polling with adaptive backoff', () => {
+  const clock = new ManualClock(Date.now());
+  let env: Setup;
+
+  beforeAll(async () => {
+    env = await setup(clock, {}, { POLL_INITIAL_MS: '1000', POLL_MAX_MS: '4000', POLL_FACTOR: '2' });
+  });
+  afterAll(() => env.close());
+
+  it('polls a 202 order after the short first interval, grows the interval to the cap, applies the final and stops', async () => {
+    const { connector } = env;
+    const async = order('ASYNC:10:SUCCESS');
+    expect(await connector.bankClient.createOrder(async)).toMatchObject({ httpStatus: 202, status: 'AWAITING' });
+    const start = clock.now();
+
+    expect(await connector.reversePoller.tick()).toBe(0); // not due before POLL_INITIAL_MS
+    const seen: { at: number; interval: number; status: string | undefined }[] = [];
+    for (let step = 0; step < 20 && connector.store.pollOf(async.reference)?.stopped_reason === null; step += 1) {
+      clock.set(connector.store.pollOf(async.reference)!.next_at);
+      expect(await connector.reversePoller.tick()).toBe(1);
+      seen.push({ at: clock.now() - start, interval: connector.store.pollOf(async.reference)!.interval_ms, status: connector.store.order(async.reference)?.status });
+    }
+    // Polls at +1 s, +3 s, +7 s (PENDING), +11 s (past the 10 s scenario: SUCCESS). Intervals 1, 2, 4, 4 (cap).
+    expect(seen.map((poll) => poll.at)).toEqual([1000, 3000, 7000, 11000]);
+    expect(seen.map((poll) => poll.status)).toEqual(['PENDING', 'PENDING', 'PENDING', 'SUCCESS']);
+    expect(seen.slice(0, 3).map((poll) => poll.interval)).toEqual([2000, 4000, 4000]);
+    expect(connector.store.pollOf(async.reference)).toMatchObject({ attempts: 3, stopped_reason: expect.stringMatching(/^final SUCCESS/) });
+    expect(connector.store.snapshot().status_log.filter((entry) => entry.reference === async.reference).map((entry) => [entry.status, entry.via])).toEqual([
+      ['AWAITING', 'create'],
+      ['PENDING', 'reverse-poll'],
+      ['SUCCESS', 'reverse-poll'],
+    ]);
+    clock.advance(60_000);
+    expect(await connector.reversePoller.tick()).toBe(0);
+  });
+
+  it('polls a 200 PENDING order and applies FAILED with its reason', async () => {
+    const { connector } = env;
+    const pending = order('PENDING:2:FAILED:BUS_REFUSED_BY_DEBTOR');
+    expect(await connector.bankClient.createOrder(pending)).toMatchObject({ httpStatus: 200, status: 'PENDING' });
+    clock.advance(1000);
+    await connector.reversePoller.tick();
+    expect(connector.store.order(pending.reference)?.status).toBe('PENDING');
+    clock.advance(2000);
+    await connector.reversePoller.tick();
+    expect(connector.store.order(pending.reference)).toMatchObject({ status: 'FAILED', reason_code: 'BUS_REFUSED_BY_DEBTOR', reason_message: expect.any(String) });
+    expect(connector.store.pollOf(pending.reference)?.stopped_reason).toMatch(/^final FAILED/);
+  });
+
+  it('stops on 404 and raises an alert', async () => {
+    const { connector } = env;
+    const ghost = { reference: 'GHOST-404', initiated_at: '2026-11-20T00:00:00Z' };
+    connector.store.insertOrder(ghost, 'push', clock.now());
+    connector.store.applyStatus(ghost.reference, { status: 'AWAITING' }, 'create', clock.now());
+    clock.advance(1000);
+    expect(await connector.reversePoller.tick()).toBe(1);
+    expect(connector.store.pollOf(ghost.reference)).toMatchObject({ attempts: 0, stopped_reason: expect.stringMatching(/404/) });
+    expect(connector.store.snapshot().alerts).toEqual([expect.objectContaining({ reference: 'GHOST-404', message: expect.stringMatching(/404/) })]);
+    clock.advance(60_000);
+    expect(await connector.reversePoller.tick()).toBe(0);
+    expect(connector.store.order(ghost.reference)?.status).toBe('AWAITING');
+  });
+});
+
+describe('reverse polling backs off on 429', () => {
+  const clock = new ManualClock(Date.now());
+  let env: Setup;
+
+  beforeAll(async () => {
+    // One reverse poll per second per client at most: the second poll in the same instant gets 429, Retry-After 1.
+    env = await setup(clock, { statusRatePerS: 1, statusRateBurst: 1 }, { POLL_INITIAL_MS: '100', POLL_MAX_MS: '400', POLL_FACTOR: '2' });
+  });
+  afterAll(() => env.close());
+
+  it('honours Retry-After beyond the grown interval, grows the interval, and carries on after the wait', async () => {
+    const { connector } = env;
+    const first = order('ASYNC:0:SUCCESS'); // final on its first poll, so it stops competing for the quota
+    const second = order('ASYNC:60:SUCCESS');
+    await connector.bankClient.createOrder(first);
+    clock.advance(1); // first is due first
+    await connector.bankClient.createOrder(second);
+    clock.advance(100);
+    const polledAt = clock.now();
+    expect(await connector.reversePoller.tick()).toBe(2);
+    expect(connector.store.order(first.reference)?.status).toBe('SUCCESS');
+    // 429: interval grown to 200 ms, but the next poll waits the 1 s Retry-After.
+    expect(connector.store.pollOf(second.reference)).toMatchObject({ next_at: polledAt + 1000, interval_ms: 200, attempts: 1 });
+    expect(connector.store.order(second.reference)?.status).toBe('AWAITING');
+    clock.advance(1000);
+    await connector.reversePoller.tick();
+    expect(connector.store.order(second.reference)?.status).toBe('PENDING');
+    expect(connector.store.snapshot().alerts).toEqual([]);
+  });
+});
