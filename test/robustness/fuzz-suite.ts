@@ -18,7 +18,7 @@ import {
   startFuzzTarget,
   statusRequests,
   tokenRequests,
-} from './fuzz-kit';
+} from './fuzz';
 
 export type RelaxedGroup = 'create' | 'status' | 'token' | 'other' | 'sandbox' | 'admin' | 'raw';
 export type StrictGroup = 'create' | 'status' | 'sandbox' | 'raw';
