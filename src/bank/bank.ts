@@ -2,7 +2,12 @@
 import path from 'node:path';
 import type express from 'express';
 import type { Logger } from 'winston';
+import { CallbackMessages } from './application/callback-messages';
+import { CreateOrder } from './application/create-order';
 import { OrderBook } from './application/order-book';
+import { OrderQueries } from './application/order-queries';
+import { OutboxWriter } from './application/outbox-writer';
+import { PulledOrders } from './application/pulled-orders';
 import { BankConfig } from './config';
 import { Clock, systemClock } from '../wire/clock';
 import { compileRules, Rule } from './domain/scenarios';
@@ -19,8 +24,10 @@ import { Db, LATEST_MIGRATION, openBankDatabase, schemaVersion } from './store/d
 import { IdempotencyRepository } from './store/idempotency';
 import { NonceRepository } from './store/nonces';
 import { OrderRepository } from './store/orders';
+import { OutboxRepository } from './store/outbox';
+import { PollStateRepository } from './store/poll-state';
 import { createOutbound, Outbound } from './outbound/outbound';
-import { ConnectorTls } from './outbound/connectors';
+import { connectorSettings, ConnectorTls } from './outbound/connectors';
 import { sandboxRoutes } from './http/sandbox/routes';
 
 export interface BankOptions {
@@ -35,6 +42,7 @@ export interface Bank {
   app: express.Express;
   db: Db;
   book: OrderBook;
+  pulledOrders: PulledOrders;
   signer: SigningKey;
   registry: ClientRegistry;
   tokens: TokenService;
@@ -86,7 +94,20 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const tokens = new TokenService(signer, clock, config.issuer, config.tokenTtlS);
   const nonces = new NonceRepository(db);
   const idempotency = new IdempotencyRepository(db);
-  const book = new OrderBook(db, new OrderRepository(db), clock, rules);
+  const orders = new OrderRepository(db);
+  const outbox = new OutboxRepository(db);
+  const connectors = connectorSettings(config, registry, options.connectorTls);
+  const reporting = new Set(connectors.map((connector) => connector.clientId));
+  const outboxWriter = new OutboxWriter(outbox, clock, config.reportPending, reporting);
+  const book = new OrderBook(db, orders, outboxWriter, clock, rules);
+  const createOrder = new CreateOrder(db, book, idempotency, config);
+  const pulledOrders = new PulledOrders(book, new PollStateRepository(db), clock, logger);
+  const messages = new CallbackMessages(db, outbox, clock, {
+    batchSize: config.batchSize,
+    batchWindowMs: config.batchWindowMs,
+    autoBatchThreshold: config.autoBatchThreshold,
+    retry: { scheduleS: config.retryScheduleS, horizonS: config.retryHorizonS, jitter: 0.1 },
+  });
   const services: InboundServices = { config, clock, registry, tokens, nonces };
   const readiness = () => {
     const checks: Record<string, boolean | string | number> = { database: false, migrations: false, keys: Boolean(signer.kid) };
@@ -99,11 +120,11 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     }
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
-  const outbound = createOutbound({ config, db, book, registry, signer, clock, logger, tls: options.connectorTls });
+  const outbound = createOutbound({ config, settings: connectors, book, outboxWriter, pulledOrders, messages, signer, clock, logger });
   const app = buildApp({
-    services, logger, db, book, idempotency, readiness,
+    services, logger, book, createOrder, readiness,
     jwks: () => ({ keys: [signer.publicJwk] }),
-    extraRoutes: (router) => router.use('/sandbox', sandboxRoutes(config, book.orders, outbound)),
+    extraRoutes: (router) => router.use('/sandbox', sandboxRoutes(config, new OrderQueries(orders, outbox), outbound.poller)),
   });
   const housekeeping = () => {
     const now = clock.now();
@@ -112,7 +133,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
   };
   return {
-    config, app, db, book, signer, registry, tokens, outbound, clock, logger, housekeeping,
+    config, app, db, book, pulledOrders, signer, registry, tokens, outbound, clock, logger, housekeeping,
     close: () => {
       outbound.halt();
       if (db.open) db.close();

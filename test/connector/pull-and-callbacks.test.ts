@@ -41,7 +41,7 @@ describe.each(['unit', 'batch'] as const)('the Bank pulls the fixture orders and
   it('serves the pull to the Bank: signature and Bearer token verified, cursor inclusive, nothing rejected', async () => {
     const [report] = await pair.bank.outbound.poller.runCycle();
     expect(report).toMatchObject({ outcome: 'ok', accepted: 12, rejected: 0 });
-    expect(pair.bank.outbound.pollState.cursor('demo-connector')).toBe('2026-11-20T08:50:00Z');
+    expect(pair.bank.pulledOrders.cursor('demo-connector')).toBe('2026-11-20T08:50:00Z');
   });
 
   it('applies every status the Bank reports, each final exactly once, and answers every callback 200', async () => {

@@ -266,7 +266,7 @@ describe('50 concurrent creates with one key (CREATE_LATENCY_MS 0)', () => {
       expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === 'true')).toHaveLength(49);
       expect(orderCount(bank, demo.client_id, order.reference as string)).toBe(1);
       expect(idempotencyRecords(bank, demo.client_id, idempotencyKey)).toBe(1);
-      expect(bank.book.orders.history(demo.client_id, order.reference as string)).toHaveLength(1);
+      expect(bank.book.history(demo.client_id, order.reference as string)).toHaveLength(1);
     } finally {
       bank.close();
     }

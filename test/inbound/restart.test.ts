@@ -104,7 +104,7 @@ describe('restart on the same data directory', () => {
     const third = await start();
     try {
       expect(third.signer.kid).toBe(first.signer.kid);
-      expect(third.book.orders.find(demo.client_id, pending.reference as string)?.status).toBe('SUCCESS');
+      expect(third.book.find(demo.client_id, pending.reference as string)?.status).toBe('SUCCESS');
     } finally {
       third.close();
     }

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Bank } from '../../src/bank/bank';
+import { OrderRepository } from '../../src/bank/store/orders';
 import { ManualClock } from '../../src/wire/clock';
 import { FinalStatusImmutableError, InvalidTransitionError, OrderStatus, transition } from '../../src/bank/domain/order-state';
 import { REASON_CODES, ReasonCode } from '../../src/wire/reason-codes';
@@ -85,7 +86,7 @@ describe('scenarios (ManualClock, reverse polling in relaxed mode)', () => {
   }
 
   function history(order: Order) {
-    return bank.book.orders.history(demo.client_id, order.reference as string).map((row) => ({ from: row.from, to: row.to, reasonCode: row.reasonCode }));
+    return bank.book.history(demo.client_id, order.reference as string).map((row) => ({ from: row.from, to: row.to, reasonCode: row.reasonCode }));
   }
 
   describe('metadata.sandbox_scenario', () => {
@@ -246,7 +247,7 @@ describe('scenarios (ManualClock, reverse polling in relaxed mode)', () => {
       const response = await create(order);
       const problem = expectProblem(response, 400, 'body_invalid');
       expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/total_amount' })]));
-      expect(bank.book.orders.find(demo.client_id, order.reference as string)).toBeUndefined();
+      expect(bank.book.find(demo.client_id, order.reference as string)).toBeUndefined();
     });
 
     it.each([
@@ -295,7 +296,7 @@ describe('scenarios (ManualClock, reverse polling in relaxed mode)', () => {
       clock.advance(1_000);
       const first = await expectPolled(order, { status: 'FAILED', reason: 'BUS_ACCOUNT_BLOCKED' }, at + 1_000);
       clock.advance(60_000);
-      const record = bank.book.orders.find(demo.client_id, order.reference as string);
+      const record = bank.book.find(demo.client_id, order.reference as string);
       if (!record) throw new Error('order not stored');
       expect(bank.book.settleIfDue(record)).toEqual(record);
       bank.book.settleAllDue();
@@ -311,7 +312,7 @@ describe('scenarios (ManualClock, reverse polling in relaxed mode)', () => {
       const order = withScenario('SUCCESS');
       expect((await create(order)).status).toBe(200);
       const change = { from: 'PENDING' as const, to: 'FAILED' as const, reasonCode: 'BUS_NOT_SPECIFIED' as const, reasonMessage: 'x', at: clock.now() };
-      expect(() => bank.book.orders.applyChange(demo.client_id, order.reference as string, change, 'test')).toThrow();
+      expect(() => new OrderRepository(bank.db).applyChange(demo.client_id, order.reference as string, change, 'test')).toThrow();
       await expectPolled(order, { status: 'SUCCESS' });
       expect(history(order)).toEqual([{ from: null, to: 'SUCCESS', reasonCode: null }]);
     });

@@ -92,11 +92,11 @@ describe('callback delivery', () => {
     ];
     const [report] = await bank.outbound.poller.runCycle();
     expect(report).toMatchObject({ outcome: 'ok', accepted: 2, rejected: 2 });
-    const rejections = bank.outbound.pollState.rejections('demo-connector');
+    const rejections = bank.pulledOrders.rejections('demo-connector');
     expect(rejections.map((rejection) => rejection.reference)).toEqual(['BAD-TOTAL', 'BAD-FIELD']);
     expect(rejections[0].reason).toContain('/total_amount');
     expect(rejections[1].reason).toContain('/unexpected');
-    expect(bank.outbound.pollState.cursor('demo-connector')).toBe('2026-11-20T00:00:04Z');
+    expect(bank.pulledOrders.cursor('demo-connector')).toBe('2026-11-20T00:00:04Z');
     await drain(bank);
     expect([...fake.finals.keys()].sort()).toEqual(['GOOD-1', 'GOOD-2']);
   });

@@ -39,7 +39,7 @@ describe.each(['unit', 'batch'] as const)('pull of 2,500 orders in %s mode', (mo
     expect(report.rejected).toBe(0);
     await drain(bank);
 
-    expect(bank.book.orders.count()).toBe(2500);
+    expect(bank.book.count()).toBe(2500);
     expect(fake.finals.size).toBe(2500);
     expect(fake.conflicts).toEqual([]);
     expect(fake.callbacks.every((callback) => callback.signatureOk)).toBe(true);
@@ -48,7 +48,7 @@ describe.each(['unit', 'batch'] as const)('pull of 2,500 orders in %s mode', (mo
       expect(fake.statusesOf(String(order.reference)).filter((status) => status !== 'PENDING')).toEqual(['SUCCESS']);
     }
     const max = fake.orders[fake.orders.length - 1].initiated_at;
-    expect(bank.outbound.pollState.cursor('demo-connector')).toBe(max);
+    expect(bank.pulledOrders.cursor('demo-connector')).toBe(max);
     expect(fake.pulls.every((pull) => pull.signatureOk)).toBe(true);
     // The shared instant forced a wider page once instead of stalling.
     expect(fake.pulls.some((pull) => pull.limit > 100)).toBe(true);

@@ -90,9 +90,9 @@ export function connectorOrders(prefix: string, count: number, withDelays = fals
 
 /** Accepts orders exactly as the poller stores a pulled page (one transaction), without a pull request. */
 export function acceptPulled(bank: Bank, orders: Record<string, unknown>[]): void {
-  bank.db.transaction(() => {
-    for (const order of orders) bank.book.accept(demo.client_id, order as unknown as PaymentOrder, 'pull');
-  })();
+  bank.book.inTransaction(() => {
+    for (const order of orders) bank.book.acceptNew(demo.client_id, order as unknown as PaymentOrder, 'pull');
+  });
 }
 
 /** Everything arrived once the Connector recovered, under stable keys and bytes, and the Bank knows it. */

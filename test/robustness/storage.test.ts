@@ -190,7 +190,7 @@ describe('a full store mid-run (PRAGMA max_page_count)', () => {
     fake.orders = [connectorOrder('FULL-PULL-1', '2026-11-20T00:00:00Z'), connectorOrder('FULL-PULL-2', '2026-11-20T00:00:01Z')];
     const pullWhileFull = await bank.outbound.poller.runCycle().then((reports) => reports[0].outcome, (error: Error) => `rejected: ${error.message}`);
     expect(pullWhileFull === 'error' || pullWhileFull.startsWith('rejected')).toBe(true);
-    expect(bank.outbound.pollState.cursor(demo.client_id) ?? null).toBeNull();
+    expect(bank.pulledOrders.cursor(demo.client_id) ?? null).toBeNull();
     expect(bank.db.prepare("SELECT COUNT(*) FROM orders WHERE reference LIKE 'FULL-PULL-%'").pluck().get()).toBe(0);
 
     // Room again: the same request goes through, the pull picks up both orders once, integrity holds.

@@ -1,20 +1,23 @@
-// Accepts orders and moves them through the state machine. Each change and its history row (and, through
-// the listeners, its outbox row) are written in one SQLite transaction.
-import { randomHex } from '../../wire/random-ids';
+// Accepts orders and moves them through the state machine. Every change is written with its history row and,
+// through the OutboxWriter, its outgoing message, in one SQLite transaction. Dedupe by reference happens here
+// and nowhere else: a push and a pull of the same reference make one order.
 import { Clock } from '../../wire/clock';
 import { PaymentOrder } from '../../wire/payment-order';
+import { randomHex } from '../../wire/random-ids';
+import { Order, OrderSource } from '../domain/order';
 import { FinalOutcome, isFinal, StatusChange, TargetStatus, transition } from '../domain/order-state';
 import { CompiledRule, decideScenario, formatScenario, planFor, SettlementPlan } from '../domain/scenarios';
 import { Db } from '../store/db';
-import { OrderRecord, OrderRepository } from '../store/orders';
-
-/** Called inside the transaction of every status change, after the order row is written. */
-export type StatusChangeListener = (order: OrderRecord, change: StatusChange, cause: string) => void;
+import { HistoryEntry, OrderRepository } from '../store/orders';
+import { OutboxWriter } from './outbox-writer';
 
 export interface AcceptedOrder {
-  record: OrderRecord;
+  order: Order;
   plan: SettlementPlan;
 }
+
+/** What acceptNew did: stored a new order, or found the reference taken by an earlier one. */
+export type AcceptOutcome = ({ accepted: true } & AcceptedOrder) | { accepted: false; existing: Order };
 
 export function newBankReference(nowMs: number): string {
   const day = new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '');
@@ -25,30 +28,77 @@ function targetOf(initial: SettlementPlan['initial']): TargetStatus {
   return initial === 'PENDING' ? { status: 'PENDING' } : initial;
 }
 
-export class OrderBook {
-  private readonly listeners: StatusChangeListener[] = [];
+function deferredTarget(order: Order): FinalOutcome {
+  return (order.finalStatus === 'FAILED' ? { status: 'FAILED', reasonCode: order.finalReasonCode } : { status: 'SUCCESS' }) as FinalOutcome;
+}
 
+export class OrderBook {
   constructor(
     private readonly db: Db,
-    readonly orders: OrderRepository,
+    private readonly orders: OrderRepository,
+    private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly rules: readonly CompiledRule[],
   ) {}
 
-  onStatusChange(listener: StatusChangeListener): void {
-    this.listeners.push(listener);
+  /** Runs `work` in one transaction; inside an open one it simply joins it (no savepoint on the hot path). */
+  inTransaction<T>(work: () => T): T {
+    return this.db.inTransaction ? work() : this.db.transaction(work)();
   }
 
-  /** Decides the scenario and stores the order with its first status. Call inside a transaction. */
-  accept(clientId: string, order: PaymentOrder, source: 'push' | 'pull'): AcceptedOrder {
+  /** Stores the order with its decided scenario and first status, unless its reference exists for this client. */
+  acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource): AcceptOutcome {
+    return this.inTransaction(() => {
+      const existing = this.orders.find(clientId, payment.reference);
+      return existing ? { accepted: false, existing } : { accepted: true, ...this.accept(clientId, payment, source) };
+    });
+  }
+
+  /** Applies the deferred final status of a due PENDING order; returns the order as it now stands. */
+  settleIfDue(order: Order): Order {
     const now = this.clock.now();
-    const decision = decideScenario(order, this.rules);
+    if (order.status !== 'PENDING' || order.settleAt === null || order.settleAt > now || order.finalStatus === null) return order;
+    return this.inTransaction(() => {
+      const current = this.orders.find(order.clientId, order.reference);
+      if (!current || isFinal(current.status) || current.settleAt === null || current.settleAt > now) return current ?? order;
+      // The final is dated when the scenario delay elapsed, not when someone happened to look.
+      const change = transition(current.status, deferredTarget(current), Math.min(current.settleAt, now));
+      return this.applyChange(current, change, 'scenario delay elapsed');
+    });
+  }
+
+  /** Settles every due order, oldest first, in batches; returns how many changed. */
+  settleAllDue(batchSize = 500): number {
+    let settled = 0;
+    for (;;) {
+      const due = this.orders.dueForSettlement(this.clock.now(), batchSize);
+      const before = settled;
+      for (const order of due) if (this.settleIfDue(order).status !== 'PENDING') settled += 1;
+      if (due.length < batchSize || settled === before) return settled;
+    }
+  }
+
+  find(clientId: string, reference: string): Order | undefined {
+    return this.orders.find(clientId, reference);
+  }
+
+  history(clientId: string, reference: string): HistoryEntry[] {
+    return this.orders.history(clientId, reference);
+  }
+
+  count(): number {
+    return this.orders.count();
+  }
+
+  private accept(clientId: string, payment: PaymentOrder, source: OrderSource): AcceptedOrder {
+    const now = this.clock.now();
+    const decision = decideScenario(payment, this.rules);
     const plan = planFor(decision.scenario);
     const change = transition(null, targetOf(plan.initial), now);
     const deferred: FinalOutcome | null = plan.deferred?.final ?? null;
-    const record: OrderRecord = {
+    const order: Order = {
       clientId,
-      reference: order.reference,
+      reference: payment.reference,
       bankReference: newBankReference(now),
       source,
       status: change.to,
@@ -61,50 +111,24 @@ export class OrderBook {
       settleAt: plan.deferred ? now + plan.deferred.delayS * 1000 : null,
       finalStatus: deferred?.status ?? null,
       finalReasonCode: deferred?.status === 'FAILED' ? deferred.reasonCode : null,
-      initiatedAt: order.initiated_at,
-      initiatedAtMs: Date.parse(order.initiated_at),
-      totalAmount: order.total_amount,
-      currency: order.currency,
-      payload: JSON.stringify(order),
+      initiatedAt: payment.initiated_at,
+      initiatedAtMs: Date.parse(payment.initiated_at),
+      totalAmount: payment.total_amount,
+      currency: payment.currency,
+      payload: JSON.stringify(payment),
       createdAt: now,
       processedAt: now,
     };
-    this.orders.insert(record, change, `accepted via ${source} (${decision.source}: ${record.scenario})`);
-    this.notify(record, change, 'accepted');
-    return { record, plan };
+    this.orders.insert(order, change, `accepted via ${source} (${decision.source}: ${order.scenario})`);
+    this.outbox.record(order, change);
+    return { order, plan };
   }
 
-  /** Applies the deferred final status of a due PENDING order; returns the order as it now stands. */
-  settleIfDue(record: OrderRecord): OrderRecord {
-    const now = this.clock.now();
-    if (record.status !== 'PENDING' || record.settleAt === null || record.settleAt > now || record.finalStatus === null) return record;
-    return this.db.transaction(() => {
-      const current = this.orders.find(record.clientId, record.reference);
-      if (!current || isFinal(current.status) || current.settleAt === null || current.settleAt > now) return current ?? record;
-      const target = (current.finalStatus === 'FAILED'
-        ? { status: 'FAILED', reasonCode: current.finalReasonCode }
-        : { status: 'SUCCESS' }) as FinalOutcome;
-      // The final is dated when the scenario delay elapsed, not when someone happened to look.
-      const change = transition(current.status, target, Math.min(current.settleAt, now));
-      this.orders.applyChange(current.clientId, current.reference, change, 'scenario delay elapsed');
-      const updated = this.orders.find(current.clientId, current.reference) as OrderRecord;
-      this.notify(updated, change, 'settled');
-      return updated;
-    })();
-  }
-
-  /** Settles every due order, oldest first, in batches; returns how many changed. */
-  settleAllDue(batchSize = 500): number {
-    let settled = 0;
-    for (;;) {
-      const due = this.orders.dueForSettlement(this.clock.now(), batchSize);
-      const before = settled;
-      for (const record of due) if (this.settleIfDue(record).status !== 'PENDING') settled += 1;
-      if (due.length < batchSize || settled === before) return settled;
-    }
-  }
-
-  private notify(record: OrderRecord, change: StatusChange, cause: string): void {
-    for (const listener of this.listeners) listener(record, change, cause);
+  /** The one place a status changes after acceptance: order row, history row and outgoing message together. */
+  private applyChange(current: Order, change: StatusChange, cause: string): Order {
+    this.orders.applyChange(current.clientId, current.reference, change, cause);
+    const updated = this.orders.find(current.clientId, current.reference) as Order;
+    this.outbox.record(updated, change);
+    return updated;
   }
 }

@@ -1,6 +1,7 @@
 // Validation of a payment order wherever it comes from (create body or pulled page): schema, then business checks.
 import { PaymentOrder } from '../../wire/payment-order';
 import { businessViolations, Violation } from '../domain/validation';
+import { ProblemError } from '../../wire/problems';
 import { schemaValidator, violationsOf } from '../../wire/schemas';
 
 /** Schema violations first; business violations (totals, ISO 4217, scenario) only for schema-valid orders. */
@@ -8,4 +9,24 @@ export function orderViolations(value: unknown): Violation[] {
   const validate = schemaValidator('payment-order');
   if (!validate(value)) return violationsOf(validate);
   return businessViolations(value as PaymentOrder);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function parseJsonBody(raw: Buffer): unknown {
+  try {
+    return JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new ProblemError('body_malformed', 'the body is not valid UTF-8 JSON');
+  }
+}
+
+/** The create body (profile step 9): UTF-8 JSON that matches the schema and the business checks. */
+export function parseOrder(raw: Buffer): PaymentOrder {
+  const value = parseJsonBody(raw);
+  const errors = orderViolations(value);
+  if (errors.length > 0) {
+    throw new ProblemError('body_invalid', `the order has ${errors.length} violation(s); see errors`, { errors });
+  }
+  return value as PaymentOrder;
 }

@@ -1,19 +1,16 @@
-// What the Bank reports by callback, and the exact bodies (contract 2.3 and 2.5). Pure: no I/O.
+// What the Bank reports by callback, and the exact bodies (contract 2.3 and 2.5, built by wire/status-object).
+// Pure: no I/O.
+import { formatInstant } from '../../wire/rfc3339';
+import { StatusReport, statusObject } from '../../wire/status-object';
 import { isFinal, OrderStatus, StatusChange } from './order-state';
+
+export type { StatusReport };
 
 export interface ReportableOrder {
   source: 'push' | 'pull';
   callbacks: 'normal' | 'none' | 'duplicate';
 }
 
-export interface StatusReport {
-  reference: string;
-  bankReference: string;
-  status: OrderStatus;
-  reasonCode: string | null;
-  reasonMessage: string | null;
-  processedAt: number;
-}
 
 /**
  * How many times a change is reported (0 = not at all):
@@ -34,30 +31,14 @@ export function unitIdempotencyKey(bankReference: string, status: OrderStatus): 
   return `${bankReference}-${status}`;
 }
 
-function withReason(body: Record<string, string>, report: StatusReport): Record<string, string> {
-  if (report.status === 'FAILED') {
-    body.reasonCode = report.reasonCode ?? 'BUS_NOT_SPECIFIED';
-    body.reasonMessage = report.reasonMessage ?? '';
-  }
-  return body;
-}
-
-/** Unit callback body: the 2.3 object with processed_at. */
+/** Unit callback body: the 2.3 object with processed_at (contract 4.3.1). */
 export function unitCallbackBody(report: StatusReport): Record<string, string> {
-  const body = withReason({ reference: report.reference, bank_reference: report.bankReference, status: report.status }, report);
-  body.processed_at = new Date(report.processedAt).toISOString();
-  return body;
+  return statusObject(report, 'unit');
 }
 
-/** Batch element: the 2.3 object with `timestamp` (contract 2.5). */
-export function batchItem(report: StatusReport): Record<string, string> {
-  const body = withReason({ reference: report.reference, bank_reference: report.bankReference, status: report.status }, report);
-  body.timestamp = new Date(report.processedAt).toISOString();
-  return body;
-}
-
+/** Batch callback body (contract 2.5): every item is the 2.3 object with `timestamp`. */
 export function batchCallbackBody(batchId: string, sentAtMs: number, reports: readonly StatusReport[]) {
-  return { batch_id: batchId, sent_at: new Date(sentAtMs).toISOString(), orders: reports.map(batchItem) };
+  return { batch_id: batchId, sent_at: formatInstant(sentAtMs), orders: reports.map((report) => statusObject(report, 'batch')) };
 }
 
 export interface RetryPolicy {

@@ -2,8 +2,7 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
 import { OrderBook } from '../application/order-book';
-import { Db } from '../store/db';
-import { IdempotencyRepository } from '../store/idempotency';
+import { CreateOrder } from '../application/create-order';
 import { createOrderHandler } from './create/handler';
 import { Exchange, FlowSpec, InboundServices } from './exchange';
 import { flowRoute, requestIdOf } from './flow';
@@ -19,9 +18,8 @@ const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 export interface AppDeps {
   services: InboundServices;
   logger: Logger;
-  db: Db;
   book: OrderBook;
-  idempotency: IdempotencyRepository;
+  createOrder: CreateOrder;
   jwks: () => Jwks;
   readiness: ReadinessProbe;
   /** Extra routers mounted before the 404 fallback (sandbox endpoints). */
@@ -115,7 +113,7 @@ export function buildApp(deps: AppDeps): express.Express {
   });
   app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
   app.all('/oauth/token', methodNotAllowed('POST'));
-  app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler({ ...deps, config: services.config })));
+  app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler(deps.createOrder)));
   app.all('/payment-orders', methodNotAllowed('POST'));
   // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
   // malformed %-escape would fail ahead of the mTLS check. The handler decodes the id itself.

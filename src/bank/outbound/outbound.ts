@@ -1,39 +1,37 @@
-// Wires the outgoing half: outbox listener, Connector clients, poller (node-cron), settlement and dispatcher.
+// Wires the outgoing half: Connector clients, poller (node-cron), settlement and dispatcher, around the
+// application's use cases (PulledOrders, CallbackMessages, the order book's settlement).
 import type { ScheduledTask } from 'node-cron';
 import type { Logger } from 'winston';
+import { CallbackMessages } from '../application/callback-messages';
 import { OrderBook } from '../application/order-book';
+import { OutboxWriter } from '../application/outbox-writer';
+import { PulledOrders } from '../application/pulled-orders';
 import { BankConfig } from '../config';
-import { reportCopies } from '../domain/callbacks';
 import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
-import { ClientRegistry } from '../security/client-registry';
-import { Db } from '../store/db';
-import { OutboxRepository } from '../store/outbox';
-import { PollStateRepository } from '../store/poll-state';
 import { ConnectorClient } from './connector-client';
-import { connectorSettings, ConnectorTls } from './connectors';
+import { ConnectorSettings } from './connectors';
 import { Dispatcher } from './dispatcher';
 import { Poller } from './poller';
 import { SettlementScheduler } from './settlement';
 
 export interface OutboundDeps {
   config: BankConfig;
-  db: Db;
+  /** One per Connector to pull from or call back (connectorSettings: the registry, then the environment). */
+  settings: readonly ConnectorSettings[];
   book: OrderBook;
-  registry: ClientRegistry;
+  outboxWriter: OutboxWriter;
+  pulledOrders: PulledOrders;
+  messages: CallbackMessages;
   signer: SigningKey;
   clock: Clock;
   logger: Logger;
-  /** The Bank's client certificate and the CA that verifies Connectors (dev PKI), unless a client overrides them. */
-  tls?: ConnectorTls;
 }
 
 export interface Outbound {
   poller: Poller;
   dispatcher: Dispatcher;
   settlement: SettlementScheduler;
-  outbox: OutboxRepository;
-  pollState: PollStateRepository;
   connectors: ConnectorClient[];
   start(): void;
   /** Stops timers and new work at once (used when the store closes). */
@@ -42,22 +40,16 @@ export interface Outbound {
 }
 
 export function createOutbound(deps: OutboundDeps): Outbound {
-  const { config, db, book, clock, logger } = deps;
-  const outbox = new OutboxRepository(db);
-  const pollState = new PollStateRepository(db);
+  const { config, book, clock, logger } = deps;
   const identity = { bankClientId: config.bankClientId, signer: deps.signer, clock };
-  const connectors = connectorSettings(config, deps.registry, deps.tls).map(
+  const connectors = deps.settings.map(
     (settings) => new ConnectorClient(settings, identity, config.connectorTimeoutMs, config.dispatchConcurrency),
   );
-  const reporting = new Set(connectors.map((connector) => connector.settings.clientId));
-  const dispatcher = new Dispatcher(outbox, connectors, clock, logger, {
-    batchSize: config.batchSize,
-    batchWindowMs: config.batchWindowMs,
-    autoBatchThreshold: config.autoBatchThreshold,
-    retry: { scheduleS: config.retryScheduleS, horizonS: config.retryHorizonS, jitter: 0.1 },
+  const dispatcher = new Dispatcher(deps.messages, connectors, clock, logger, {
     concurrency: config.dispatchConcurrency,
     allowPlainHttp: config.sandboxMode === 'relaxed',
   });
+  let halted = false;
 
   let wakeScheduled = false;
   const wake = () => {
@@ -70,7 +62,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   };
   // Keeps dispatching while passes find work, so a burst drains at full speed rather than one pass per interval.
   const pump = async () => {
-    if (!db.open) return;
+    if (halted) return;
     try {
       while ((await dispatcher.runOnce()) > 0);
     } catch (error) {
@@ -78,31 +70,15 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     }
   };
 
-  book.onStatusChange((order, change) => {
-    if (!reporting.has(order.clientId)) return;
-    const copies = reportCopies(order, change, config.reportPending);
-    if (copies === 0) return;
-    outbox.enqueue({
-      clientId: order.clientId,
-      reference: order.reference,
-      bankReference: order.bankReference,
-      status: change.to,
-      reasonCode: change.reasonCode,
-      reasonMessage: change.reasonMessage,
-      processedAt: change.at,
-      copies,
-      createdAt: clock.now(),
-    });
-    wake();
-  });
+  deps.outboxWriter.onQueued(wake);
 
-  const poller = new Poller(db, book, pollState, connectors, clock, logger, config.pollStartOffset);
+  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset);
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
 
   return {
-    poller, dispatcher, settlement, outbox, pollState, connectors,
+    poller, dispatcher, settlement, connectors,
     start() {
       settlement.start();
       dispatchTimer = setInterval(() => void pump(), config.dispatchIntervalMs);
@@ -117,12 +93,14 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       });
     },
     halt() {
+      halted = true;
       void pollTask?.stop();
       settlement.stop();
       if (dispatchTimer) clearInterval(dispatchTimer);
       dispatcher.halt();
     },
     async stop(timeoutMs: number) {
+      halted = true;
       await pollTask?.stop();
       settlement.stop();
       if (dispatchTimer) clearInterval(dispatchTimer);

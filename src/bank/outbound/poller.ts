@@ -1,15 +1,9 @@
-// Pulls orders from each Connector (contract 4.2.1). The cursor is the largest initiated_at processed and is
-// stored with the page's orders in one transaction. The offset is inclusive, so orders sharing the cursor's
-// instant are seen again and deduplicated by reference; when a full page makes no progress (more orders share
-// one instant than fit in a page), the next request asks for a larger limit instead of stalling or skipping.
-import { createHash } from 'node:crypto';
+// Pulls orders from each Connector (contract 4.2.1): the HTTP loop. Each page is stored by the application's
+// PulledOrders (orders and cursor in one transaction). The cursor is the largest initiated_at processed; when a
+// full page makes no progress (more orders share one instant than fit in a page), the next request asks for a
+// larger limit instead of stalling or skipping.
 import type { Logger } from 'winston';
-import { OrderBook } from '../application/order-book';
-import { orderViolations } from '../application/order-validation';
-import { Clock } from '../../wire/clock';
-import { PaymentOrder } from '../../wire/payment-order';
-import { Db } from '../store/db';
-import { PollStateRepository } from '../store/poll-state';
+import { PageOutcome, PulledOrders } from '../application/pulled-orders';
 import { ConnectorClient } from './connector-client';
 
 export interface PollReport {
@@ -23,20 +17,8 @@ export interface PollReport {
   error?: string;
 }
 
-interface PageOutcome {
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  maxInitiatedAt: string | null;
-}
-
 const MAX_LIMIT_GROWTH = 1024;
 const MAX_PAGES_PER_CYCLE = 100_000;
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-
-function instantOf(value: unknown): number | null {
-  return typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value)) ? Date.parse(value) : null;
-}
 
 export class Poller {
   private cycle: Promise<PollReport[]> | null = null;
@@ -44,11 +26,8 @@ export class Poller {
   private readonly failing = new Set<string>();
 
   constructor(
-    private readonly db: Db,
-    private readonly book: OrderBook,
-    private readonly state: PollStateRepository,
+    private readonly pulled: PulledOrders,
     private readonly connectors: readonly ConnectorClient[],
-    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly startOffset: string,
   ) {}
@@ -66,7 +45,7 @@ export class Poller {
 
   async pollConnector(connector: ConnectorClient): Promise<PollReport> {
     const { clientId, pollStatus, pollLimit } = connector.settings;
-    const report: PollReport = { clientId, pages: 0, accepted: 0, duplicates: 0, rejected: 0, cursor: this.state.cursor(clientId) ?? this.startOffset, outcome: 'ok' };
+    const report: PollReport = { clientId, pages: 0, accepted: 0, duplicates: 0, rejected: 0, cursor: this.pulled.cursor(clientId) ?? this.startOffset, outcome: 'ok' };
     let limit = pollLimit;
     while (report.pages < MAX_PAGES_PER_CYCLE) {
       let response;
@@ -82,7 +61,7 @@ export class Poller {
       report.pages += 1;
       let outcome: PageOutcome;
       try {
-        outcome = this.storePage(clientId, content, report.cursor);
+        outcome = this.pulled.storePage(clientId, content, report.cursor);
       } catch (error) {
         return this.failed(report, `storing the page failed (nothing of it was kept): ${(error as Error).message}`);
       }
@@ -124,47 +103,5 @@ export class Poller {
     } catch {
       return null;
     }
-  }
-
-  /** Stores a page's new orders and advances the cursor, all in one transaction. */
-  private storePage(clientId: string, content: unknown[], cursor: string): PageOutcome {
-    return this.db.transaction(() => {
-      const outcome: PageOutcome = { accepted: 0, duplicates: 0, rejected: 0, maxInitiatedAt: null };
-      let maxMs = instantOf(cursor) ?? 0;
-      for (const raw of content) {
-        const initiatedAt = (raw as { initiated_at?: unknown })?.initiated_at;
-        const ms = instantOf(initiatedAt);
-        if (ms !== null && ms > maxMs) {
-          maxMs = ms;
-          outcome.maxInitiatedAt = initiatedAt as string;
-        }
-        this.storeOrder(clientId, raw, outcome);
-      }
-      if (outcome.maxInitiatedAt) this.state.setCursor(clientId, outcome.maxInitiatedAt, this.clock.now());
-      else if (!this.state.cursor(clientId)) this.state.setCursor(clientId, cursor, this.clock.now());
-      return outcome;
-    })();
-  }
-
-  private storeOrder(clientId: string, raw: unknown, outcome: PageOutcome): void {
-    const violations = orderViolations(raw);
-    const reference = typeof (raw as { reference?: unknown })?.reference === 'string' ? (raw as { reference: string }).reference : null;
-    if (violations.length > 0) {
-      const payload = JSON.stringify(raw) ?? 'null';
-      const fingerprint = createHash('sha256').update(payload).digest('hex');
-      const reason = violations.map((violation) => `${violation.path} ${violation.message}`).join('; ');
-      if (this.state.reject(clientId, reference, fingerprint, reason, payload, this.clock.now())) {
-        this.logger.warn('pulled order rejected', { client_id: clientId, reference, reason });
-      }
-      outcome.rejected += 1;
-      return;
-    }
-    const order = raw as PaymentOrder;
-    if (this.book.orders.find(clientId, order.reference)) {
-      outcome.duplicates += 1;
-      return;
-    }
-    this.book.accept(clientId, order, 'pull');
-    outcome.accepted += 1;
   }
 }

@@ -1,30 +1,9 @@
-// Orders and their status history. Every write here runs inside the caller's transaction.
+// Orders and their status history, read back as domain Order values. Every write here runs inside the
+// caller's transaction (the application layer opens it).
 import { Db } from './db';
+import { Order } from '../domain/order';
 import { OrderStatus, StatusChange } from '../domain/order-state';
 
-export interface OrderRecord {
-  clientId: string;
-  reference: string;
-  bankReference: string;
-  source: 'push' | 'pull';
-  status: OrderStatus;
-  reasonCode: string | null;
-  reasonMessage: string | null;
-  scenario: string;
-  scenarioSource: string;
-  responseMode: 'sync' | 'async';
-  callbacks: 'normal' | 'none' | 'duplicate';
-  settleAt: number | null;
-  finalStatus: string | null;
-  finalReasonCode: string | null;
-  initiatedAt: string;
-  initiatedAtMs: number;
-  totalAmount: string;
-  currency: string;
-  payload: string;
-  createdAt: number;
-  processedAt: number;
-}
 
 export interface HistoryEntry {
   from: OrderStatus | null;
@@ -34,7 +13,7 @@ export interface HistoryEntry {
   at: number;
 }
 
-const COLUMNS: Record<keyof OrderRecord, string> = {
+const COLUMNS: Record<keyof Order, string> = {
   clientId: 'client_id',
   reference: 'reference',
   bankReference: 'bank_reference',
@@ -92,11 +71,11 @@ export class OrderRepository {
     this.listStmt = db.prepare(`${SELECT} ORDER BY created_at DESC, reference LIMIT ? OFFSET ?`);
   }
 
-  find(clientId: string, reference: string): OrderRecord | undefined {
-    return this.findStmt.get(clientId, reference) as OrderRecord | undefined;
+  find(clientId: string, reference: string): Order | undefined {
+    return this.findStmt.get(clientId, reference) as Order | undefined;
   }
 
-  insert(record: OrderRecord, change: StatusChange, cause: string): void {
+  insert(record: Order, change: StatusChange, cause: string): void {
     this.insertStmt.run(record);
     this.appendHistory(record.clientId, record.reference, change, cause);
   }
@@ -112,16 +91,16 @@ export class OrderRepository {
     return this.historyOfStmt.all(clientId, reference) as HistoryEntry[];
   }
 
-  dueForSettlement(nowMs: number, limit: number): OrderRecord[] {
-    return this.dueStmt.all(nowMs, limit) as OrderRecord[];
+  dueForSettlement(nowMs: number, limit: number): Order[] {
+    return this.dueStmt.all(nowMs, limit) as Order[];
   }
 
-  list(limit: number, offset: number): OrderRecord[] {
-    return this.listStmt.all(limit, offset) as OrderRecord[];
+  list(limit: number, offset: number): Order[] {
+    return this.listStmt.all(limit, offset) as Order[];
   }
 
-  findByReference(reference: string): OrderRecord[] {
-    return this.db.prepare(`${SELECT} WHERE reference = ? ORDER BY client_id`).all(reference) as OrderRecord[];
+  findByReference(reference: string): Order[] {
+    return this.db.prepare(`${SELECT} WHERE reference = ? ORDER BY client_id`).all(reference) as Order[];
   }
 
   count(): number {

@@ -2,8 +2,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { BankConfig } from '../../config';
-import { Outbound } from '../../outbound/outbound';
-import { OrderRecord, OrderRepository } from '../../store/orders';
+import { CallbackState, OrderQueries } from '../../application/order-queries';
+import { Order } from '../../domain/order';
+import { Poller } from '../../outbound/poller';
 import { ProblemError } from '../../../wire/problems';
 
 function sameSecret(given: string, expected: string): boolean {
@@ -26,7 +27,7 @@ export function requireAdmin(config: BankConfig) {
   };
 }
 
-function orderView(order: OrderRecord) {
+function orderView(order: Order) {
   const { payload, ...rest } = order;
   return { ...rest, order: JSON.parse(payload) as unknown };
 }
@@ -36,36 +37,32 @@ function boundedInt(value: unknown, fallback: number, max: number): number {
   return Math.min(parsed, max);
 }
 
-export function sandboxRoutes(config: BankConfig, orders: OrderRepository, outbound: Outbound): express.Router {
+export function sandboxRoutes(config: BankConfig, queries: OrderQueries, poller: Poller): express.Router {
   const router = express.Router();
   router.use(requireAdmin(config));
   router.get('/orders', (req, res) => {
     const limit = boundedInt(req.query.limit, 100, 1000);
     const offset = boundedInt(req.query.offset, 0, Number.MAX_SAFE_INTEGER);
-    res.json({ total: orders.count(), limit, offset, orders: orders.list(limit, offset).map(orderView) });
+    const { total, orders } = queries.page(limit, offset);
+    res.json({ total, limit, offset, orders: orders.map(orderView) });
   });
   router.get('/orders/:reference', (req, res) => {
     const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : null;
-    const matches = orders.findByReference(req.params.reference).filter((order) => clientId === null || order.clientId === clientId);
+    const matches = queries.byReference(req.params.reference).filter((order) => clientId === null || order.clientId === clientId);
     if (matches.length === 0) throw new ProblemError('order_not_found', `no order "${req.params.reference}"`);
     if (matches.length > 1) throw new ProblemError('header_invalid', 'several clients use this reference: add ?client_id=');
     const order = matches[0];
-    res.json({
-      ...orderView(order),
-      history: orders.history(order.clientId, order.reference),
-      reports: outbound.outbox.eventsOfOrder(order.clientId, order.reference),
-      callback_messages: outbound.outbox.callbacksOfOrder(order.clientId, order.reference),
-    });
+    res.json({ ...orderView(order), ...queries.trail(order) });
   });
   router.get('/callbacks', (req, res) => {
     const state = typeof req.query.state === 'string' ? req.query.state : null;
     if (state !== null && !['pending', 'delivered', 'dead'].includes(state)) {
       throw new ProblemError('header_invalid', 'state must be pending, delivered or dead');
     }
-    res.json({ callbacks: outbound.outbox.listCallbacks(state, boundedInt(req.query.limit, 100, 1000)) });
+    res.json({ callbacks: queries.callbacks(state as CallbackState | null, boundedInt(req.query.limit, 100, 1000)) });
   });
   router.post('/poll', async (_req, res) => {
-    const reports = await outbound.poller.runCycle();
+    const reports = await poller.runCycle();
     res.json({ reports });
   });
   // express decodes :reference before any handler runs: a malformed %-escape names no order (as on the status route).

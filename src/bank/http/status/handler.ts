@@ -1,24 +1,11 @@
-// GET /payment-orders/{orderId}/status: the 2.3 object with processed_at. Due orders settle lazily here.
+// GET /payment-orders/{orderId}/status: the 2.3 object with processed_at (as in a unit callback). Due orders
+// settle lazily here.
 import { OrderBook } from '../../application/order-book';
-import { OrderRecord } from '../../store/orders';
+import { statusReportOf } from '../../domain/order';
+import { statusObject } from '../../../wire/status-object';
 import { Exchange, requireClient } from '../exchange';
 import { FlowResult, jsonResult } from '../flow';
 import { ProblemError } from '../../../wire/problems';
-
-/** Contract 2.3 for reverse polling: camelCase reason fields, present only when FAILED. */
-export function statusResponseBody(record: OrderRecord): Record<string, string> {
-  const body: Record<string, string> = {
-    reference: record.reference,
-    bank_reference: record.bankReference,
-    status: record.status,
-  };
-  if (record.status === 'FAILED') {
-    body.reasonCode = record.reasonCode ?? 'BUS_NOT_SPECIFIED';
-    body.reasonMessage = record.reasonMessage ?? '';
-  }
-  body.processed_at = new Date(record.processedAt).toISOString();
-  return body;
-}
 
 /** The orderId path segment, percent-decoded; a malformed escape names no order. */
 function decodeOrderId(raw: string): string {
@@ -33,9 +20,9 @@ export function orderStatusHandler(book: OrderBook) {
   return (exchange: Exchange): FlowResult => {
     const client = requireClient(exchange);
     const orderId = decodeOrderId(String(exchange.req.res?.locals.rawOrderId ?? ''));
-    const found = book.orders.find(client.id, orderId);
+    const found = book.find(client.id, orderId);
     // Another client's order answers exactly like an unknown one: never reveal that it exists.
     if (!found) throw new ProblemError('order_not_found', `no order "${orderId}" for client ${client.id}`);
-    return jsonResult(200, statusResponseBody(book.settleIfDue(found)));
+    return jsonResult(200, statusObject(statusReportOf(book.settleIfDue(found)), 'unit'));
   };
 }

@@ -1,0 +1,175 @@
+// The outbox's delivery side, as Svix models it: queued status reports are frozen into messages (unit or
+// batch: key, URL and body bytes fixed once), each send is an attempt that is recorded, and retries follow the
+// schedule until a 200 or the horizon (then the message is dead). Sending itself is the dispatcher's job.
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../../wire/clock';
+import { batchCallbackBody, nextAttemptAt, RetryPolicy, StatusReport, unitCallbackBody, unitIdempotencyKey } from '../domain/callbacks';
+import { Db } from '../store/db';
+import { CallbackRow, OutboxRepository, StatusEventRow } from '../store/outbox';
+
+export const UNIT_CALLBACK_PATH = '/callbacks/orders/status';
+export const BATCH_CALLBACK_PATH = '/callbacks/orders/status/batch';
+
+export type CallbackMode = 'unit' | 'batch' | 'auto';
+
+/** Where and how one Connector is called back. */
+export interface CallbackTarget {
+  clientId: string;
+  baseUrl: string;
+  callbackMode: CallbackMode;
+}
+
+export interface MessageSettings {
+  batchSize: number;
+  batchWindowMs: number;
+  autoBatchThreshold: number;
+  retry: RetryPolicy;
+}
+
+/** What one send of a message got back: an HTTP status, or a network error. */
+export interface AttemptResult {
+  status: number | null;
+  body: string;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface AttemptOutcome {
+  callback: CallbackRow;
+  startedAt: number;
+  response: AttemptResult;
+}
+
+const QUEUE_SCAN_LIMIT = 5000;
+const RESPONSE_BODY_LIMIT = 2048;
+
+function reportOf(event: StatusEventRow): StatusReport {
+  return {
+    reference: event.reference,
+    bankReference: event.bankReference,
+    status: event.status,
+    reasonCode: event.reasonCode,
+    reasonMessage: event.reasonMessage,
+    processedAt: event.processedAt,
+  };
+}
+
+/** Only a 200 counts as delivered. */
+export function attemptError(response: AttemptResult): string | null {
+  return response.status === 200 ? null : (response.error ?? `HTTP ${response.status}`);
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size));
+  return chunks;
+}
+
+export class CallbackMessages {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: OutboxRepository,
+    private readonly clock: Clock,
+    private readonly settings: MessageSettings,
+  ) {}
+
+  /** Turns eligible queued reports into frozen messages, in one transaction. Returns how many messages it made. */
+  freeze(target: CallbackTarget): number {
+    const { clientId, callbackMode, baseUrl } = target;
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      const eligible = this.eligibleEvents(clientId);
+      const duplicates = eligible.filter((event) => event.copies > 1);
+      const singles = eligible.filter((event) => event.copies === 1);
+      const useBatch = callbackMode === 'batch' || (callbackMode === 'auto' && singles.length > this.settings.autoBatchThreshold);
+      let made = 0;
+      for (const event of useBatch ? duplicates : eligible) {
+        this.createUnit(clientId, `${baseUrl}${UNIT_CALLBACK_PATH}`, event, now);
+        made += 1;
+      }
+      if (useBatch) made += this.createBatches(clientId, `${baseUrl}${BATCH_CALLBACK_PATH}`, singles, now);
+      return made;
+    })();
+  }
+
+  /** Messages whose next attempt is due, oldest first. */
+  due(clientId: string, limit: number): CallbackRow[] {
+    return this.outbox.due(clientId, this.clock.now(), limit);
+  }
+
+  /**
+   * Records a pass's attempts in one transaction (one commit per pass, not per callback). A crash before that
+   * commit only means a redelivery with the same key and bytes.
+   */
+  recordAttempts(outcomes: readonly AttemptOutcome[]): void {
+    this.db.transaction(() => {
+      for (const outcome of outcomes) this.recordAttempt(outcome);
+    })();
+  }
+
+  /** Queued reports that may go now: one per order, never behind an undelivered earlier report of that order. */
+  private eligibleEvents(clientId: string): StatusEventRow[] {
+    const seen = new Set<string>();
+    const eligible: StatusEventRow[] = [];
+    for (const event of this.outbox.queued(clientId, QUEUE_SCAN_LIMIT)) {
+      if (event.status === 'PENDING' && this.outbox.hasLaterFinal(event)) {
+        this.outbox.supersede(event.id);
+        continue;
+      }
+      if (seen.has(event.reference) || this.outbox.isBlocked(event)) {
+        seen.add(event.reference);
+        continue;
+      }
+      seen.add(event.reference);
+      eligible.push(event);
+    }
+    return eligible;
+  }
+
+  private createUnit(clientId: string, url: string, event: StatusEventRow, now: number): void {
+    const body = Buffer.from(JSON.stringify(unitCallbackBody(reportOf(event))));
+    const idempotencyKey = unitIdempotencyKey(event.bankReference, event.status);
+    this.outbox.createCallback({ clientId, kind: 'unit', idempotencyKey, url, body, copiesLeft: event.copies, nextAttemptAt: now, createdAt: now }, [event.id]);
+  }
+
+  /** Full batches go at once; a partial one waits until its oldest report is BATCH_WINDOW_MS old. */
+  private createBatches(clientId: string, url: string, events: StatusEventRow[], now: number): number {
+    let made = 0;
+    for (const group of chunk(events, this.settings.batchSize)) {
+      const full = group.length === this.settings.batchSize;
+      if (!full && now - group[0].createdAt < this.settings.batchWindowMs) break;
+      const batchId = `batch-${randomUUID()}`;
+      const body = Buffer.from(JSON.stringify(batchCallbackBody(batchId, now, group.map(reportOf))));
+      this.outbox.createCallback(
+        { clientId, kind: 'batch', idempotencyKey: batchId, url, body, copiesLeft: 1, nextAttemptAt: now, createdAt: now },
+        group.map((event) => event.id),
+      );
+      made += 1;
+    }
+    return made;
+  }
+
+  private recordAttempt({ callback, startedAt, response }: AttemptOutcome): void {
+    const attempt = callback.attempts + 1;
+    const error = attemptError(response);
+    this.outbox.recordAttempt({
+      callbackId: callback.id,
+      attempt,
+      startedAt,
+      url: callback.url,
+      statusCode: response.status,
+      latencyMs: response.latencyMs,
+      error,
+      responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
+    });
+    const now = this.clock.now();
+    if (error === null) {
+      if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, now);
+      else this.outbox.markDelivered(callback.id, now);
+      return;
+    }
+    const retryAt = nextAttemptAt(this.settings.retry, attempt, callback.createdAt, now, Math.random);
+    if (retryAt === null) this.outbox.markDead(callback.id, error);
+    else this.outbox.scheduleRetry(callback.id, retryAt, error);
+  }
+}

@@ -1,0 +1,117 @@
+// The create use case (contract 4.1.1, profile sections 6 and 8), after the security pipeline has passed:
+// idempotency, then the body, then the order is accepted. The idempotency record, the order, its history and
+// its outgoing message commit in one transaction, so a crash leaves either all of them or none.
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'winston';
+import { ProblemError } from '../../wire/problems';
+import { PaymentOrder } from '../../wire/payment-order';
+import { statusObject } from '../../wire/status-object';
+import { statusReportOf } from '../domain/order';
+import { Db } from '../store/db';
+import { IdempotencyRepository } from '../store/idempotency';
+import { AcceptedOrder, OrderBook } from './order-book';
+import { parseOrder } from './order-validation';
+
+export interface CreateRequest {
+  clientId: string;
+  idempotencyKey: string;
+  rawBody: Buffer;
+  nowMs: number;
+  log: Logger;
+}
+
+/** The answer to send: fresh, or the stored one replayed byte for byte. */
+export interface CreateAnswer {
+  status: number;
+  body?: Buffer;
+  replayed: boolean;
+}
+
+export interface CreateSettings {
+  /** Simulated processing time; also what lets a second request meet the first one in progress. */
+  createLatencyMs: number;
+  idempotencyRetentionS: number;
+}
+
+/** Profile section 6: the fingerprint is SHA-256 of the raw body bytes. */
+export function bodyFingerprint(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+function answerOf(accepted: AcceptedOrder): CreateAnswer {
+  if (accepted.plan.response === 'async') return { status: 202, replayed: false };
+  return { status: 200, body: Buffer.from(JSON.stringify(statusObject(statusReportOf(accepted.order), 'create'))), replayed: false };
+}
+
+function duplicateReference(order: PaymentOrder): ProblemError {
+  return new ProblemError('duplicate_reference', `an order with reference "${order.reference}" already exists for this client; reuse its X-Idempotency-Key to replay the answer`);
+}
+
+export class CreateOrder {
+  private readonly retentionMs: number;
+  private readonly lockMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly book: OrderBook,
+    private readonly idempotency: IdempotencyRepository,
+    private readonly settings: CreateSettings,
+  ) {
+    this.retentionMs = settings.idempotencyRetentionS * 1000;
+    this.lockMs = settings.createLatencyMs + 30_000;
+  }
+
+  async execute(request: CreateRequest): Promise<CreateAnswer> {
+    const { clientId, idempotencyKey: key, nowMs } = request;
+    const fingerprint = bodyFingerprint(request.rawBody);
+    const replay = this.storedAnswer(clientId, key, fingerprint, nowMs);
+    if (replay) {
+      request.log.info('idempotent replay', { idempotency_key: key, status: replay.status });
+      return replay;
+    }
+    const order = parseOrder(request.rawBody);
+    const delayed = this.settings.createLatencyMs > 0;
+    if (delayed) {
+      // Refuse a known duplicate before making the client wait; acceptNew checks again after the delay.
+      if (this.book.find(clientId, order.reference)) throw duplicateReference(order);
+      this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs);
+      await sleep(this.settings.createLatencyMs);
+    }
+    try {
+      return this.db.transaction(() => {
+        const outcome = this.book.acceptNew(clientId, order, 'push');
+        if (!outcome.accepted) throw duplicateReference(order);
+        if (!delayed) this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs);
+        const answer = answerOf(outcome);
+        this.idempotency.complete(clientId, key, answer.status, answer.body ?? Buffer.alloc(0));
+        request.log.info('order accepted', {
+          reference: order.reference,
+          bank_reference: outcome.order.bankReference,
+          status: outcome.order.status,
+          scenario: outcome.order.scenario,
+          scenario_source: outcome.order.scenarioSource,
+        });
+        return answer;
+      })();
+    } catch (error) {
+      if (delayed) this.idempotency.release(clientId, key);
+      throw error;
+    }
+  }
+
+  /** The stored answer to replay, or null when the key is new. Throws 422 or 409 as the profile says. */
+  private storedAnswer(clientId: string, key: string, fingerprint: string, nowMs: number): CreateAnswer | null {
+    const record = this.idempotency.find(clientId, key, nowMs);
+    if (!record) return null;
+    if (record.fingerprint !== fingerprint) {
+      throw new ProblemError('idempotency_key_reused', `X-Idempotency-Key "${key}" was already used with a different body`);
+    }
+    if (record.state === 'in_progress') {
+      throw new ProblemError('idempotency_in_progress', `the first request with X-Idempotency-Key "${key}" is still being processed; retry shortly`, {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    return { status: record.statusCode ?? 500, body: record.body ?? undefined, replayed: true };
+  }
+}

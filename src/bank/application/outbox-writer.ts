@@ -1,0 +1,44 @@
+// The transactional outbox, seen from where a status changes: the order book hands every change to record(),
+// inside the transaction that writes the order, so a status change and its outgoing message commit together
+// or not at all. Delivery (freezing messages, sending, retrying) is CallbackMessages' and the dispatcher's job.
+import { Clock } from '../../wire/clock';
+import { reportCopies } from '../domain/callbacks';
+import { Order } from '../domain/order';
+import { StatusChange } from '../domain/order-state';
+import { OutboxRepository } from '../store/outbox';
+
+export class OutboxWriter {
+  private readonly queuedListeners: (() => void)[] = [];
+
+  /** `reportingClients`: the clients with a Connector to call back; nobody else gets messages. */
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly clock: Clock,
+    private readonly reportPending: boolean,
+    private readonly reportingClients: ReadonlySet<string>,
+  ) {}
+
+  /** Told after a message is queued (the dispatcher wakes up); runs inside the transaction, so keep it cheap. */
+  onQueued(listener: () => void): void {
+    this.queuedListeners.push(listener);
+  }
+
+  /** Queues the report of `change` for `order`, if the scenario and the settings ask for one. Call inside the change's transaction. */
+  record(order: Order, change: StatusChange): void {
+    if (!this.reportingClients.has(order.clientId)) return;
+    const copies = reportCopies(order, change, this.reportPending);
+    if (copies === 0) return;
+    this.outbox.enqueue({
+      clientId: order.clientId,
+      reference: order.reference,
+      bankReference: order.bankReference,
+      status: change.to,
+      reasonCode: change.reasonCode,
+      reasonMessage: change.reasonMessage,
+      processedAt: change.at,
+      copies,
+      createdAt: this.clock.now(),
+    });
+    for (const listener of this.queuedListeners) listener();
+  }
+}

@@ -1,0 +1,42 @@
+// An order as the Bank holds it: the payment order received, the scenario decided for it, and where it stands.
+import { StatusReport } from '../../wire/status-object';
+import { OrderStatus } from './order-state';
+
+export type OrderSource = 'push' | 'pull';
+
+export interface Order {
+  clientId: string;
+  reference: string;
+  bankReference: string;
+  source: OrderSource;
+  status: OrderStatus;
+  reasonCode: string | null;
+  reasonMessage: string | null;
+  scenario: string;
+  scenarioSource: string;
+  responseMode: 'sync' | 'async';
+  callbacks: 'normal' | 'none' | 'duplicate';
+  settleAt: number | null;
+  finalStatus: string | null;
+  finalReasonCode: string | null;
+  initiatedAt: string;
+  initiatedAtMs: number;
+  totalAmount: string;
+  currency: string;
+  /** The payment order as received (JSON), for inspection. */
+  payload: string;
+  createdAt: number;
+  processedAt: number;
+}
+
+/** What a status report (status poll, callback, create answer) says about an order as it stands. */
+export function statusReportOf(order: Order): StatusReport {
+  return {
+    reference: order.reference,
+    bankReference: order.bankReference,
+    status: order.status,
+    reasonCode: order.reasonCode,
+    reasonMessage: order.reasonMessage,
+    processedAt: order.processedAt,
+  };
+}
