@@ -4,23 +4,11 @@ const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,2})?$/;
 
 export class InvalidAmountError extends Error {}
 
-export function isAmount(value: string): boolean {
-  return AMOUNT_PATTERN.test(value);
-}
-
 export function toCents(value: string): bigint {
   const match = AMOUNT_PATTERN.exec(value);
   if (!match) throw new InvalidAmountError(`not a decimal amount with at most two decimals: ${value}`);
   const fraction = (match[2] ?? '.').slice(1).padEnd(2, '0');
   return BigInt(match[1]) * 100n + BigInt(fraction);
-}
-
-export function formatCents(cents: bigint): string {
-  const sign = cents < 0n ? '-' : '';
-  const abs = cents < 0n ? -cents : cents;
-  const units = abs / 100n;
-  const fraction = (abs % 100n).toString().padStart(2, '0');
-  return `${sign}${units}.${fraction}`;
 }
 
 export function sumAmounts(values: readonly string[]): bigint {
