@@ -1,35 +1,31 @@
 #!/usr/bin/env node
-// Prints the README's configuration table from SETTINGS in src/config.ts (through the build in dist/),
-// or, with --check, fails when the Configuration section of README.md lacks a row for a setting or lists a variable SETTINGS no longer has.
+// Prints the configuration table of docs/configuration.md from SETTINGS in src/bank/config.ts (through the build
+// in dist/), or, with --check, fails when the "Environment variables" section of docs/configuration.md lacks a row
+// for a setting (or has it with another default or meaning) or lists a variable SETTINGS no longer has.
 //   npm run build && node docs/config-table.js            # print the table
-//   npm run build && node docs/config-table.js --check    # compare with README.md
+//   npm run build && node docs/config-table.js --check    # compare with docs/configuration.md
+// npm test runs the same comparison on the TypeScript source: test/docs/configuration-table.test.ts.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { PAGE, SECTION, formatTable, compare } = require('./config-table-lib');
 
 const root = path.resolve(__dirname, '..');
-const { SETTINGS } = require(path.join(root, 'dist', 'config.js'));
-
-function formatDefault(value) {
-  if (value === null) return '(unset)';
-  if (Array.isArray(value)) return value.length === 0 ? '(empty)' : `\`${value.join(',')}\``;
-  return `\`${String(value)}\``;
+const built = path.join(root, 'dist', 'bank', 'config.js');
+if (!fs.existsSync(built)) {
+  console.error(`${path.relative(root, built)} does not exist: run npm run build first`);
+  process.exit(2);
 }
-
-const rows = SETTINGS.map((setting) => `| \`${setting.env}\` | ${formatDefault(setting.default)} | ${setting.doc.replace(/\|/g, '\\|')} |`);
-const table = ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+const { SETTINGS } = require(built);
 
 if (!process.argv.includes('--check')) {
-  console.log(table);
+  console.log(formatTable(SETTINGS));
   process.exit(0);
 }
 
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-const section = (/^## Configuration\n[\s\S]*?(?=^## )/m.exec(readme) ?? [''])[0];
-const documented = new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((match) => match[1]));
-const missing = rows.filter((row) => !section.includes(row));
-const stale = [...documented].filter((name) => !SETTINGS.some((setting) => setting.env === name));
-for (const row of missing) console.error(`README.md lacks (or has a different) row: ${row}`);
-for (const name of stale) console.error(`README.md documents ${name}, which SETTINGS does not have`);
-if (missing.length + stale.length > 0) process.exit(1);
-console.log(`README.md documents all ${rows.length} settings`);
+const result = compare(SETTINGS, fs.readFileSync(path.join(root, PAGE), 'utf8'));
+if (!result.found) console.error(`${PAGE} has no "## ${SECTION}" section`);
+for (const row of result.missing) console.error(`${PAGE} lacks (or has a different) row: ${row}`);
+for (const name of result.stale) console.error(`${PAGE} documents ${name}, which SETTINGS does not have`);
+if (!result.found || result.missing.length + result.stale.length > 0) process.exit(1);
+console.log(`${PAGE} documents all ${result.rows.length} settings`);
