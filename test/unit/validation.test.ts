@@ -1,0 +1,59 @@
+// Business checks the schema cannot express (profile sections 8 and 9): positive amounts, exact totals, ISO 4217
+// currency, a scenario that parses.
+import { businessViolations } from '../../src/bank/domain/validation';
+import { PaymentOrder } from '../../src/wire/payment-order';
+
+function order(overrides: Partial<PaymentOrder> = {}): PaymentOrder {
+  return {
+    reference: 'ORD-1',
+    initiated_at: '2026-11-22T09:00:00Z',
+    reason: 'Invoice',
+    type: 'DIRECT_DEBIT',
+    debtor: { name: 'Alice', iban: 'DE89370400440532013000' },
+    creditors: [
+      { name: 'Bob', iban: 'FR1420041010050500013M02606', bank_code: 'BNPAFRPP', amount: '0.1', reason: 'a' },
+      { name: 'Carol', iban: 'GB82WEST12345698765432', bank_code: 'NWBKGB2L', amount: '0.2', reason: 'b' },
+    ],
+    total_amount: '0.30',
+    currency: 'EUR',
+    ...overrides,
+  };
+}
+
+describe('businessViolations', () => {
+  it('none for a consistent order (0.1 + 0.2 = 0.30 exactly)', () => {
+    expect(businessViolations(order())).toEqual([]);
+  });
+
+  it('a total that is not the exact sum', () => {
+    expect(businessViolations(order({ total_amount: '0.31' }))).toEqual([{ path: '/total_amount', message: "must equal the sum of the creditors' amounts" }]);
+    expect(businessViolations(order({ total_amount: '0.3' }))).toEqual([]);
+  });
+
+  it('a zero creditor amount, by index', () => {
+    const creditors = order().creditors.map((creditor, index) => (index === 1 ? { ...creditor, amount: '0.00' } : creditor));
+    expect(businessViolations(order({ creditors, total_amount: '0.1' }))).toEqual([{ path: '/creditors/1/amount', message: 'must be greater than 0' }]);
+  });
+
+  it('a currency that is not ISO 4217', () => {
+    expect(businessViolations(order({ currency: 'ABC' }))).toEqual([{ path: '/currency', message: 'must be an ISO 4217 alphabetic code' }]);
+    expect(businessViolations(order({ currency: 'USD' }))).toEqual([]);
+  });
+
+  it('a scenario that does not parse, with the parser message', () => {
+    expect(businessViolations(order({ metadata: { sandbox_scenario: 'PENDING:5' } }))).toEqual([
+      { path: '/metadata/sandbox_scenario', message: 'expected SUCCESS or FAILED:<reasonCode> in "PENDING:5"' },
+    ]);
+    expect(businessViolations(order({ metadata: { sandbox_scenario: 'ASYNC:5:SUCCESS' } }))).toEqual([]);
+  });
+
+  it('every violation at once, in order: amounts, total, currency, scenario', () => {
+    const creditors = [{ ...order().creditors[0], amount: '0' }];
+    expect(businessViolations(order({ creditors, total_amount: '1.00', currency: 'XYZ', metadata: { sandbox_scenario: 'NOPE' } })).map((violation) => violation.path)).toEqual([
+      '/creditors/0/amount',
+      '/total_amount',
+      '/currency',
+      '/metadata/sandbox_scenario',
+    ]);
+  });
+});
