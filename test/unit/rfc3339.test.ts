@@ -1,0 +1,78 @@
+// RFC 3339 instants as the exchange writes them (profile section 2): UTC with Z, optional fraction.
+import { formatInstant, formatInstantSeconds, parseInstant } from '../../src/wire/rfc3339';
+
+describe('parseInstant: accepted', () => {
+  it.each<[string, number]>([
+    ['2026-11-22T10:15:30Z', Date.UTC(2026, 10, 22, 10, 15, 30)],
+    ['2026-11-22T10:15:30.1Z', Date.UTC(2026, 10, 22, 10, 15, 30, 100)],
+    ['2026-11-22T10:15:30.123Z', Date.UTC(2026, 10, 22, 10, 15, 30, 123)],
+    ['2026-11-22T10:15:30.123456789Z', Date.UTC(2026, 10, 22, 10, 15, 30, 123)],
+    ['1970-01-01T00:00:00Z', 0],
+    ['2028-02-29T00:00:00Z', Date.UTC(2028, 1, 29)],
+    ['2026-12-31T23:59:59.999Z', Date.UTC(2026, 11, 31, 23, 59, 59, 999)],
+  ])('%s', (value, ms) => {
+    expect(parseInstant(value)).toBe(ms);
+  });
+});
+
+describe('parseInstant: refused', () => {
+  it.each([
+    ['no zone', '2026-11-22T10:15:30'],
+    ['numeric offset', '2026-11-22T10:15:30+00:00'],
+    ['other offset', '2026-11-22T11:15:30+01:00'],
+    ['lower-case z', '2026-11-22T10:15:30z'],
+    ['lower-case t', '2026-11-22t10:15:30Z'],
+    ['space for T', '2026-11-22 10:15:30Z'],
+    ['no seconds', '2026-11-22T10:15Z'],
+    ['date only', '2026-11-22'],
+    ['empty fraction', '2026-11-22T10:15:30.Z'],
+    ['ten fraction digits', '2026-11-22T10:15:30.1234567890Z'],
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['day 32', '2026-01-32T00:00:00Z'],
+    ['minute 60', '2026-01-01T23:60:00Z'],
+    ['second 60 (leap seconds are not accepted)', '2026-01-01T23:59:60Z'],
+    ['expanded year', '+02026-11-22T10:15:30Z'],
+    ['leading blank', ' 2026-11-22T10:15:30Z'],
+    ['trailing newline', '2026-11-22T10:15:30Z\n'],
+    ['epoch seconds', '1763806530'],
+    ['empty', ''],
+  ])('%s: %j', (_why, value) => {
+    expect(parseInstant(value)).toBeNull();
+  });
+
+  it.each([undefined, null, 0, 1763806530000, new Date(0), {}, ['2026-11-22T10:15:30Z']])('not a string: %p', (value) => {
+    expect(parseInstant(value)).toBeNull();
+  });
+
+  // BUG: the syntax check only bounds each field to two digits and Date.parse rolls an impossible day over to the
+  // next month (and 24:00 to the next day), so these are taken for real instants. RFC 3339 section 5.7 limits
+  // date-mday by month and year and time-hour to 00-23. On the Bank, an X-Timestamp of 2026-02-30 then passes the
+  // header syntax check (400 header_invalid expected) and is judged by the window instead.
+  it.failing.each([
+    ['February 30', '2026-02-30T10:00:00Z'],
+    ['February 29 in a common year', '2026-02-29T10:00:00Z'],
+    ['April 31', '2026-04-31T00:00:00Z'],
+    ['hour 24', '2026-01-01T24:00:00Z'],
+  ])('impossible date or time, %s: %j', (_why, value) => {
+    expect(parseInstant(value)).toBeNull();
+  });
+});
+
+describe('formatInstant / formatInstantSeconds', () => {
+  it('formats UTC with milliseconds and Z', () => {
+    expect(formatInstant(Date.UTC(2026, 10, 22, 10, 15, 30, 5))).toBe('2026-11-22T10:15:30.005Z');
+    expect(formatInstant(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('X-Timestamp form: second precision, the milliseconds cut (not rounded)', () => {
+    expect(formatInstantSeconds(Date.UTC(2026, 10, 22, 10, 15, 30, 999))).toBe('2026-11-22T10:15:30Z');
+    expect(formatInstantSeconds(Date.UTC(2026, 10, 22, 10, 15, 30, 0))).toBe('2026-11-22T10:15:30Z');
+  });
+
+  it('round-trips through parseInstant', () => {
+    for (const ms of [0, 1, 999, Date.UTC(2026, 10, 22, 10, 15, 30, 123), Date.UTC(2099, 11, 31, 23, 59, 59, 999)]) {
+      expect(parseInstant(formatInstant(ms))).toBe(ms);
+      expect(parseInstant(formatInstantSeconds(ms))).toBe(ms - (ms % 1000));
+    }
+  });
+});
