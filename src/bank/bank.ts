@@ -91,7 +91,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const db = openBankDatabase(config.dataDir);
   new ClientRepository(db).sync(clients, clock.now());
   const signer = await loadBankKey(new BankKeyRepository(db), clock, logger);
-  const tokens = new TokenService(signer, clock, config.issuer, config.tokenTtlS);
+  const tokens = new TokenService(signer, clock, config.issuer, config.tokenAudience, config.tokenTtlS);
   const nonces = new NonceRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const orders = new OrderRepository(db);

@@ -21,6 +21,7 @@ export interface BankConfig {
   createLatencyMs: number;
   tokenTtlS: number;
   issuer: string;
+  tokenAudience: string;
   bankClientId: string;
   connectorUrl: string | null;
   connectorToken: string | null;
@@ -133,6 +134,7 @@ export const SETTINGS = [
   { key: 'createLatencyMs', env: 'CREATE_LATENCY_MS', default: 0, doc: 'Simulated processing time of a create, to exercise Connector timeouts and `idempotency_in_progress`.', parse: integer(0, 600_000) },
   { key: 'tokenTtlS', env: 'TOKEN_TTL_S', default: 3600, doc: 'Access token lifetime, in seconds.', parse: integer(1, 86_400) },
   { key: 'issuer', env: 'ISSUER', default: 'sandbox-bank', doc: '`iss` of the access tokens the Bank issues.', parse: text },
+  { key: 'tokenAudience', env: 'TOKEN_AUDIENCE', default: 'sandbox-bank', doc: '`aud` of the access tokens (RFC 9068): the Bank\'s resource identifier; a token with another `aud` is refused.', parse: text },
   { key: 'bankClientId', env: 'BANK_CLIENT_ID', default: 'sandbox-bank', doc: '`X-Client-Id` the Bank sends on pulls and callbacks.', parse: text },
   { key: 'connectorUrl', env: 'CONNECTOR_URL', default: null, doc: "Overrides the demo client's connector base URL (or the first client's when there is no demo-connector).", parse: optionalText },
   { key: 'connectorToken', env: 'CONNECTOR_TOKEN', default: null, doc: 'Static Bearer token the Bank sends on the pull, for clients without their own `connector.token` or `connector.token_url` (client_credentials).', parse: optionalText },

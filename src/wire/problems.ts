@@ -22,6 +22,13 @@ export const PROBLEM_TYPES = {
   order_not_found: { status: 404, title: 'Order not found' },
   route_not_found: { status: 404, title: 'No such endpoint' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this endpoint' },
+  order_final: { status: 409, title: 'The order is already final' },
+  client_exists: { status: 409, title: 'A client with this client_id already exists' },
+  run_in_progress: { status: 409, title: 'A conformance run for this client is already in progress' },
+  query_invalid: { status: 400, title: 'A query parameter is not valid' },
+  clock_backwards: { status: 400, title: 'A test clock cannot move back' },
+  not_found: { status: 404, title: 'No such resource' },
+  wait_timeout: { status: 408, title: 'The awaited state was not reached in time' },
   duplicate_reference: { status: 409, title: 'An order with this reference already exists' },
   idempotency_in_progress: { status: 409, title: 'A request with this idempotency key is still being processed' },
   body_too_large: { status: 413, title: 'The body is too large' },
@@ -44,6 +51,8 @@ export function problemTypeUri(code: ProblemCode): string {
 
 export interface ProblemOptions {
   errors?: Violation[];
+  /** Where a flow fixes another HTTP status for the code (the token endpoint's RFC 6749 answers). */
+  status?: number;
   headers?: Record<string, string>;
   /** Extra members (for instance RFC 6749 `error` on the token endpoint). */
   extensions?: Record<string, unknown>;
@@ -55,7 +64,7 @@ export class ProblemError extends Error {
 
   constructor(readonly code: ProblemCode, readonly detail: string, readonly options: ProblemOptions = {}) {
     super(`${code}: ${detail}`);
-    this.status = PROBLEM_TYPES[code].status;
+    this.status = options.status ?? PROBLEM_TYPES[code].status;
   }
 }
 

@@ -119,7 +119,7 @@ export function expectProblem(response: AnyResponse, status: number, code: strin
   return body;
 }
 
-function safeJson(text: string): Record<string, unknown> | undefined {
+export function safeJson(text: string): Record<string, unknown> | undefined {
   try {
     return JSON.parse(text) as Record<string, unknown>;
   } catch {

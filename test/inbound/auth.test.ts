@@ -7,17 +7,7 @@ import { ManualClock } from '../../src/wire/clock';
 import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { ClientSession, makeTestClient, writeClientsFile } from '../helpers/clients';
 import { DpopKey } from '../helpers/dpop';
-import {
-  expectProblem,
-  getStatus,
-  HeaderValue,
-  postCreate,
-  Problem,
-  RawResponse,
-  signedCreateHeaders,
-  signedStatusHeaders,
-  statusTarget,
-} from '../helpers/wire';
+import { expectProblem, getStatus, HeaderValue, postCreate, Problem, RawResponse, signedCreateHeaders, signedStatusHeaders, statusTarget, safeJson } from '../helpers/wire';
 
 type Headers = Record<string, HeaderValue | undefined>;
 
@@ -61,12 +51,16 @@ async function dpopToken(key: DpopKey, clientId = demo.client_id, secret = demo.
   return response.body.access_token as string;
 }
 
+/** Profile v1.1 section 3: token errors are RFC 6749 §5.2 JSON with the profile's code and the request_id. */
 function expectOAuthProblem(response: { status: number; headers: Record<string, string>; text: string }, status: number, code: string, error: string): Problem {
-  const problem = expectProblem(response, status, code);
+  expect({ status: response.status, code: safeJson(response.text)?.code }).toEqual({ status, code });
+  expect(response.headers['content-type']).toMatch(/^application\/json(;|$)/);
+  const problem = JSON.parse(response.text) as Problem;
+  expect(Object.keys(problem).sort()).toEqual(['code', 'error', 'error_description', 'request_id']);
   expect(problem.error).toBe(error);
-  expect(typeof problem.error_description).toBe('string');
   expect((problem.error_description as string).length).toBeGreaterThan(0);
-  if (status === 401) expect(response.headers['www-authenticate']).toBeTruthy();
+  expect(problem.request_id).toBe(response.headers['x-request-id']);
+  if (status === 401) expect(response.headers['www-authenticate']).toBe('Basic realm="sandbox-bank"');
   return problem;
 }
 
@@ -127,7 +121,7 @@ describe('POST /oauth/token', () => {
     expect(decodeJwt(token).claims.cnf).toEqual({ jkt: key.thumbprint() });
   });
 
-  describe('errors: problem details with RFC 6749 error/error_description', () => {
+  describe('errors: RFC 6749 §5.2 JSON (profile v1.1), with code and request_id', () => {
     it('wrong secret: 401 auth_invalid, invalid_client', async () => {
       const response = await tokenRequest().auth(demo.client_id, 'wrong-secret').type('form').send({ grant_type: 'client_credentials' });
       expectOAuthProblem(response, 401, 'auth_invalid', 'invalid_client');
@@ -166,10 +160,9 @@ describe('POST /oauth/token', () => {
       expectOAuthProblem(response, 400, 'body_invalid', 'unsupported_grant_type');
     });
 
-    it('a JSON body: 415 unsupported_media_type', async () => {
+    it('a JSON body: 400 invalid_request, code unsupported_media_type (v1.1)', async () => {
       const response = await tokenRequest().auth(demo.client_id, demo.client_secret).set('Content-Type', 'application/json').send('{"grant_type":"client_credentials"}');
-      const problem = expectProblem(response, 415, 'unsupported_media_type');
-      expect(problem.error).toBe('invalid_request');
+      expectOAuthProblem(response, 400, 'unsupported_media_type', 'invalid_request');
     });
 
     it.each([
@@ -181,22 +174,19 @@ describe('POST /oauth/token', () => {
       ['a private key in jwk', (key: DpopKey) => key.proof({ htm: 'POST', htu: `http://${HOST}/oauth/token`, iat: nowS(), header: { jwk: key.privateJwk } })],
       ['a broken signature', (key: DpopKey) => `${key.proof({ htm: 'POST', htu: `http://${HOST}/oauth/token`, iat: nowS() }).slice(0, -6)}AAAAAA`],
       ['not a JWT', () => 'not-a-proof'],
-    ])('a DPoP proof with %s: 401 auth_invalid, invalid_dpop_proof', async (_label, make) => {
+    ])('a DPoP proof with %s: 400 invalid_dpop_proof (RFC 9449 §5, v1.1)', async (_label, make) => {
       const response = await tokenRequest().auth(demo.client_id, demo.client_secret).set('DPoP', make(new DpopKey())).type('form').send({ grant_type: 'client_credentials' });
-      const problem = expectProblem(response, 401, 'auth_invalid');
-      expect(problem.error).toBe('invalid_dpop_proof');
-      expect(typeof problem.error_description).toBe('string');
+      expectOAuthProblem(response, 400, 'auth_invalid', 'invalid_dpop_proof');
     });
 
-    it('a replayed DPoP proof (same jti): 401 auth_invalid, invalid_dpop_proof', async () => {
+    it('a replayed DPoP proof (same jti): 400 invalid_dpop_proof', async () => {
       const proof = new DpopKey().proof({ htm: 'POST', htu: `http://${HOST}/oauth/token`, iat: nowS() });
       const send = () => tokenRequest().auth(demo.client_id, demo.client_secret).set('DPoP', proof).type('form').send({ grant_type: 'client_credentials' });
       expect((await send()).status).toBe(200);
-      const problem = expectProblem(await send(), 401, 'auth_invalid');
-      expect(problem.error).toBe('invalid_dpop_proof');
+      expectOAuthProblem(await send(), 400, 'auth_invalid', 'invalid_dpop_proof');
     });
 
-    it('every 401 of the token endpoint carries WWW-Authenticate, invalid_dpop_proof included', async () => {
+    it('every 401 of the token endpoint carries WWW-Authenticate', async () => {
       const badProof = new DpopKey().proof({ htm: 'POST', htu: 'http://elsewhere.test/oauth/token', iat: nowS() });
       const responses = {
         invalid_client: await tokenRequest().auth(demo.client_id, 'wrong').type('form').send({ grant_type: 'client_credentials' }),
@@ -212,16 +202,15 @@ describe('POST /oauth/token', () => {
     it("a client whose contract is Bearer only cannot get a DPoP-bound token, and a DPoP-only client can't get a Bearer token", async () => {
       const proof = new DpopKey().proof({ htm: 'POST', htu: `http://${HOST}/oauth/token`, iat: nowS() });
       const bound = await tokenRequest().auth(bearerOnly.client_id, bearerOnly.client_secret).set('DPoP', proof).type('form').send({ grant_type: 'client_credentials' });
-      expectOAuthProblem(bound, 400, 'body_invalid', 'invalid_request');
+      expectOAuthProblem(bound, 400, 'auth_invalid', 'unauthorized_client');
       const plain = await tokenRequest().auth(dpopOnly.client_id, dpopOnly.client_secret).type('form').send({ grant_type: 'client_credentials' });
-      expectOAuthProblem(plain, 400, 'body_invalid', 'invalid_request');
+      expectOAuthProblem(plain, 400, 'auth_invalid', 'unauthorized_client');
       await dpopToken(new DpopKey(), dpopOnly.client_id, dpopOnly.client_secret);
     });
 
-    it('GET /oauth/token: 405 problem with Allow: POST', async () => {
+    it('GET /oauth/token: 405 invalid_request with Allow: POST', async () => {
       const response = await request(bank.app).get('/oauth/token');
-      expect(response.status).toBe(405);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expectOAuthProblem(response, 405, 'method_not_allowed', 'invalid_request');
       expect(response.headers.allow).toBe('POST');
     });
   });
@@ -331,7 +320,7 @@ describe('DPoP-bound tokens', () => {
     expect((await createWith(`DPoP ${token}`, createProof())).status).toBe(200);
   });
 
-  it('DPoP is accepted on reverse polling; htu has no query even when the request has one', async () => {
+  it('DPoP is accepted on reverse polling; the query is ignored on both sides of the htu comparison (RFC 9449 §4.3, v1.1)', async () => {
     const target = statusTarget(reference);
     const proof = key.proof({ htm: 'GET', htu: `http://${HOST}${target}`, iat: nowS(), accessToken: token });
     expect((await pollWith(target, `DPoP ${token}`, proof)).status).toBe(200);
@@ -339,7 +328,7 @@ describe('DPoP-bound tokens', () => {
     const queryProof = key.proof({ htm: 'GET', htu: `http://${HOST}${target}`, iat: nowS(), accessToken: token });
     expect((await pollWith(withQuery, `DPoP ${token}`, queryProof)).status).toBe(200);
     const proofWithQuery = key.proof({ htm: 'GET', htu: `http://${HOST}${withQuery}`, iat: nowS(), accessToken: token });
-    expectAuthInvalid(await pollWith(withQuery, `DPoP ${token}`, proofWithQuery));
+    expect((await pollWith(withQuery, `DPoP ${token}`, proofWithQuery)).status).toBe(200);
   });
 
   it('the proof iat is accepted within ±300 s', async () => {
@@ -380,10 +369,19 @@ describe('DPoP-bound tokens', () => {
     ['another host', `http://elsewhere.test/payment-orders`],
     ['another path', `http://${HOST}/payment-orders/x`],
     ['https instead of http', `https://${HOST}/payment-orders`],
-    ['a query string', `http://${HOST}/payment-orders?x=1`],
     ['a trailing slash', `http://${HOST}/payment-orders/`],
   ])('a wrong htu (%s) is auth_invalid', async (_label, htu) => {
     expectAuthInvalid(await createWith(`DPoP ${token}`, createProof({ htu })));
+  });
+
+  it.each([
+    ['upper-case scheme and host', `HTTP://BANK.TEST/payment-orders`],
+    ['the default port', `http://${HOST}:80/payment-orders`],
+    ['a query and a fragment', `http://${HOST}/payment-orders?x=1#top`],
+    ['a dot segment', `http://${HOST}/./payment-orders`],
+    ['a percent-encoded unreserved character', `http://${HOST}/payment%2Dorders`],
+  ])('an htu equal after RFC 3986 §6.2.2–6.2.3 normalisation (%s) is accepted (RFC 9449 §4.3, v1.1)', async (_label, htu) => {
+    expect((await createWith(`DPoP ${token}`, createProof({ htu }))).status).toBe(200);
   });
 
   it('a wrong htm is auth_invalid', async () => {

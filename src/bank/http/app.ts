@@ -11,6 +11,7 @@ import { AUTH_CHALLENGE, PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from 
 import { RateLimiter } from './rate-limiter';
 import { orderStatusHandler } from './status/handler';
 import { tokenHandler } from './token/handler';
+import { oauthErrorBody } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
@@ -71,7 +72,17 @@ function accessLog(logger: Logger) {
   };
 }
 
-function renderProblem(logger: Logger) {
+/** How a problem is written: RFC 9457 problem+json, or RFC 6749 §5.2 JSON on the token endpoint. */
+type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) => { contentType: string; body: unknown };
+
+const problemJson: ProblemFormat = (problem, req, requestId) => ({
+  contentType: PROBLEM_CONTENT_TYPE,
+  body: problemBody(problem, req.originalUrl.split('?')[0], requestId),
+});
+
+const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId) });
+
+function renderProblem(logger: Logger, format: ProblemFormat = problemJson) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = (res.locals.requestId as string | undefined) ?? requestIdOf(req);
     let problem: ProblemError;
@@ -86,10 +97,11 @@ function renderProblem(logger: Logger) {
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
     if (problem.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', AUTH_CHALLENGE);
-    const body = Buffer.from(JSON.stringify(problemBody(problem, req.originalUrl.split('?')[0], requestId)));
-    res.status(problem.status).setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
-    res.setHeader('Content-Length', String(body.length));
-    res.end(body);
+    const { contentType, body } = format(problem, req, requestId);
+    const bytes = Buffer.from(JSON.stringify(body));
+    res.status(problem.status).setHeader('Content-Type', contentType);
+    res.setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
   };
 }
 
@@ -113,6 +125,7 @@ export function buildApp(deps: AppDeps): express.Express {
   });
   app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
   app.all('/oauth/token', methodNotAllowed('POST'));
+  app.use('/oauth/token', renderProblem(logger, oauthJson));
   app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler(deps.createOrder)));
   app.all('/payment-orders', methodNotAllowed('POST'));
   // Matched by hand, not as an express route: express decodes route params before any handler runs, so a

@@ -26,18 +26,21 @@ function fail(req: WireRequest, response: WireResponse, why: string): never {
   );
 }
 
-/** A 4xx with the profile's problem body (section 5), consistent headers, and one of the expected codes. */
-export function checkAnswer(t: FuzzTarget, req: WireRequest, response: WireResponse): string {
-  t.stats.requests += 1;
-  t.stats.byKind.set(req.kind, (t.stats.byKind.get(req.kind) ?? 0) + 1);
-  if (response.status < 400 || response.status > 499) fail(req, response, `expected a 4xx, got ${response.status}`);
-  if (!/^application\/problem\+json(;|$)/.test(String(response.headers['content-type']))) fail(req, response, 'Content-Type is not application/problem+json');
-  let body: Record<string, unknown>;
+/** Profile v1.1 section 3: the token endpoint answers RFC 6749 §5.2 JSON, with these errors only. */
+const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'unsupported_grant_type', 'unauthorized_client', 'invalid_dpop_proof']);
+
+function parseBody(req: WireRequest, response: WireResponse, contentType: RegExp): Record<string, unknown> {
+  if (!contentType.test(String(response.headers['content-type']))) fail(req, response, `Content-Type does not match ${contentType}`);
   try {
-    body = JSON.parse(response.text) as Record<string, unknown>;
+    return JSON.parse(response.text) as Record<string, unknown>;
   } catch {
-    fail(req, response, 'the problem body is not JSON');
+    fail(req, response, 'the error body is not JSON');
   }
+}
+
+/** RFC 9457 problem+json (profile section 5): every member, the code's status, type and title. */
+function checkProblemBody(req: WireRequest, response: WireResponse): Record<string, unknown> {
+  const body = parseBody(req, response, /^application\/problem\+json(;|$)/);
   for (const member of ['type', 'title', 'detail', 'instance', 'code', 'request_id']) {
     if (typeof body[member] !== 'string') fail(req, response, `problem member ${member} is missing or not a string`);
   }
@@ -47,6 +50,29 @@ export function checkAnswer(t: FuzzTarget, req: WireRequest, response: WireRespo
   if (body.type !== `urn:sandbox-bank:problem:${code}`) fail(req, response, 'type does not name the code');
   if (body.title !== PROBLEM_TYPES[code as Code].title) fail(req, response, 'title is not the code title');
   if (STACK_LIKE.test(String(body.detail))) fail(req, response, 'detail looks like a stack trace');
+  return body;
+}
+
+/** RFC 6749 §5.2 JSON on the token endpoint (profile v1.1 section 3): error, error_description, code, request_id. */
+function checkOAuthBody(req: WireRequest, response: WireResponse): Record<string, unknown> {
+  const body = parseBody(req, response, /^application\/json(;|$)/);
+  for (const member of ['error', 'error_description', 'code', 'request_id']) {
+    if (typeof body[member] !== 'string') fail(req, response, `token error member ${member} is missing or not a string`);
+  }
+  if (!OAUTH_ERRORS.has(body.error as string)) fail(req, response, `error ${String(body.error)} is not an RFC 6749 / RFC 9449 token error`);
+  if (!CLIENT_ERROR_CODES.has(body.code as string)) fail(req, response, `code ${String(body.code)} is not one of the profile's client-error codes`);
+  if (STACK_LIKE.test(String(body.error_description))) fail(req, response, 'error_description looks like a stack trace');
+  return body;
+}
+
+/** A 4xx with the profile's error body, consistent headers, and one of the expected codes. */
+export function checkAnswer(t: FuzzTarget, req: WireRequest, response: WireResponse): string {
+  t.stats.requests += 1;
+  t.stats.byKind.set(req.kind, (t.stats.byKind.get(req.kind) ?? 0) + 1);
+  if (response.status < 400 || response.status > 499) fail(req, response, `expected a 4xx, got ${response.status}`);
+  const tokenEndpoint = req.path.split('?')[0] === '/oauth/token';
+  const body = tokenEndpoint ? checkOAuthBody(req, response) : checkProblemBody(req, response);
+  const code = body.code as string;
   const requestId = body.request_id as string;
   if (requestId.length === 0 || response.headers['x-request-id'] !== requestId) fail(req, response, 'X-Request-Id header and request_id differ');
   const sentIds = req.headers.filter(([name]) => name.toLowerCase() === 'x-request-id').map(([, value]) => value.replace(/^[ \t]+|[ \t]+$/g, ''));

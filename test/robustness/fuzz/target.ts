@@ -57,14 +57,14 @@ export async function startFuzzTarget(mode: 'relaxed' | 'strict', options: { adm
     return response.body.access_token as string;
   };
   const otherKey = signingKeyFromJwk(other.private_jwk);
-  const issuer = bank.config.issuer;
+  const { issuer, tokenAudience: audience } = bank.config;
   const tokens: Tokens = {
     demo: await tokenFor(demo.client_id, demo.client_secret),
     other: await tokenFor(other.client_id, other.client_secret),
-    forgedKey: new TokenService({ ...otherKey, kid: bank.signer.kid }, bank.clock, issuer, 3600).issue(demo.client_id, null).access_token,
-    expired: new TokenService(bank.signer, { now: () => Date.now() - 2 * 3600_000 }, issuer, 3600).issue(demo.client_id, null).access_token,
-    wrongIssuer: new TokenService(bank.signer, bank.clock, 'another-bank', 3600).issue(demo.client_id, null).access_token,
-    ghost: new TokenService(bank.signer, bank.clock, issuer, 3600).issue('ghost-client', null).access_token,
+    forgedKey: new TokenService({ ...otherKey, kid: bank.signer.kid }, bank.clock, issuer, audience, 3600).issue(demo.client_id, null).access_token,
+    expired: new TokenService(bank.signer, { now: () => Date.now() - 2 * 3600_000 }, issuer, audience, 3600).issue(demo.client_id, null).access_token,
+    wrongIssuer: new TokenService(bank.signer, bank.clock, 'another-bank', audience, 3600).issue(demo.client_id, null).access_token,
+    ghost: new TokenService(bank.signer, bank.clock, issuer, audience, 3600).issue('ghost-client', null).access_token,
     dpopBound: await tokenFor(demo.client_id, demo.client_secret, new DpopKey()),
   };
 

@@ -2,6 +2,7 @@
 // (and its DPoP proof's jti, checked for replay here for the same reason).
 import { ProblemError } from '../../../wire/problems';
 import { requireClient, Step } from '../exchange';
+import { authInvalid, invalidProofChallenge } from './check_authorization';
 
 export const checkNonce: Step = (exchange, services) => {
   const client = requireClient(exchange);
@@ -13,6 +14,6 @@ export const checkNonce: Step = (exchange, services) => {
   }
   const dpop = exchange.dpopJti;
   if (dpop && !services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt)) {
-    throw new ProblemError('auth_invalid', 'the DPoP proof jti was already used');
+    throw authInvalid('dpop_replayed', 'the DPoP proof jti was already used', invalidProofChallenge('the DPoP proof jti was already used'));
   }
 };

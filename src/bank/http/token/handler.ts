@@ -1,32 +1,12 @@
 // POST /oauth/token: client_credentials (RFC 6749 4.4) with client_secret_basic or client_secret_post,
-// DPoP-bound when a valid DPoP proof is sent (RFC 9449). Errors carry RFC 6749 `error` inside the problem body.
-
+// DPoP-bound when a valid DPoP proof is sent (RFC 9449). Errors are RFC 6749 §5.2 JSON (oauth-errors.ts).
 import { ClientRegistry, RegisteredClient } from '../../security/client-registry';
 import { DpopInvalidError, verifyDpopProof } from '../../security/dpop';
 import { secretMatches } from '../../../wire/secrets';
 import { Exchange, InboundServices } from '../exchange';
 import { FlowResult, jsonResult } from '../flow';
-import { ProblemCode, ProblemError } from '../../../wire/problems';
 import { requestHtu } from '../steps/check_authorization';
-
-type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_dpop_proof';
-
-const WIRE_CODE: Record<OAuthError, ProblemCode> = {
-  invalid_request: 'body_invalid',
-  invalid_client: 'auth_invalid',
-  unsupported_grant_type: 'body_invalid',
-  invalid_dpop_proof: 'auth_invalid',
-};
-
-function oauthError(error: OAuthError, description: string, code: ProblemCode = WIRE_CODE[error]): ProblemError {
-  const challenges: Partial<Record<OAuthError, string>> = {
-    invalid_client: 'Basic realm="sandbox-bank"',
-    invalid_dpop_proof: 'DPoP error="invalid_dpop_proof", algs="ES256 PS256 RS256"',
-  };
-  const challenge = challenges[error];
-  const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
-  return new ProblemError(code, description, { headers, extensions: { error, error_description: description } });
-}
+import { oauthError } from './oauth-errors';
 
 interface ClientCredentials {
   clientId: string;
@@ -80,7 +60,7 @@ function dpopThumbprint(exchange: Exchange, services: InboundServices, clientId:
   try {
     const verified = verifyDpopProof(proof, { method: 'POST', htu: requestHtu(exchange), nowMs: exchange.nowMs, windowS });
     if (!services.nonces.spend(`dpop:${clientId}`, verified.jti, exchange.nowMs, exchange.nowMs + 2 * windowS * 1000)) {
-      throw new DpopInvalidError('DPoP proof jti was already used');
+      throw new DpopInvalidError('dpop_replayed', 'DPoP proof jti was already used');
     }
     return verified.jkt;
   } catch (error) {
@@ -97,8 +77,8 @@ export function tokenHandler(services: InboundServices) {
     if (grantType !== 'client_credentials') throw oauthError('unsupported_grant_type', 'only client_credentials is supported');
     const client = authenticate(services.registry, clientCredentials(exchange.header('authorization'), form));
     const jkt = dpopThumbprint(exchange, services, client.id);
-    if (jkt && !client.authMethods.has('dpop')) throw oauthError('invalid_request', `client ${client.id} is not allowed DPoP-bound tokens`);
-    if (!jkt && !client.authMethods.has('bearer')) throw oauthError('invalid_request', `client ${client.id} must request a DPoP-bound token`);
+    if (jkt && !client.authMethods.has('dpop')) throw oauthError('unauthorized_client', `client ${client.id} is not allowed DPoP-bound tokens`);
+    if (!jkt && !client.authMethods.has('bearer')) throw oauthError('unauthorized_client', `client ${client.id} must request a DPoP-bound token`);
     const issued = services.tokens.issue(client.id, jkt);
     exchange.log.info('token issued', { client_id: client.id, token_type: issued.token_type });
     return jsonResult(200, issued, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
