@@ -28,6 +28,19 @@ export interface LibraryError {
 /** What kit.mjs attempt() prints for one case: the value, or the library's error. */
 export type Outcome<T> = ({ ok: true } & T) | { ok: false; error: LibraryError };
 
+/**
+ * toMatchObject, but a failure also prints the whole result: the library's exact error message, or the Bank's
+ * full problem body, which toMatchObject's diff would leave out.
+ */
+export function expectResult(result: unknown, expected: object): void {
+  try {
+    expect(result).toMatchObject(expected);
+  } catch (error) {
+    (error as Error).message += `\n\nWhole result:\n${JSON.stringify(result, null, 2)}`;
+    throw error;
+  }
+}
+
 /** Captured HTTP answer (scripts/kit.mjs capture). */
 export interface Captured {
   status: number;

@@ -1,6 +1,6 @@
 // Item 1: a Connector using oauth4webapi gets tokens from POST /oauth/token and can parse its errors
 // (profile section 3, v1.1: RFC 6749 section 5.2 errors). Bank on a real socket; scripts/token.mjs is the client.
-import { connectorEnv, INTEROP_TIMEOUT_MS, LibraryError, listenBank, ListeningBank, Outcome, runScript } from './interop';
+import { connectorEnv, expectResult, INTEROP_TIMEOUT_MS, LibraryError, listenBank, ListeningBank, Outcome, runScript } from './interop';
 
 interface Issued {
   token_type: string;
@@ -24,7 +24,7 @@ const oauthErrorBody = (error: string) => ({ error, error_description: expect.an
 
 /** oauth4webapi reports an RFC 6749 section 5.2 body as ResponseBodyError (when no WWW-Authenticate came with it). */
 function expectResponseBodyError(outcome: Outcome<object>, status: number, error: string): void {
-  expect(outcome).toMatchObject({ ok: false, error: { name: 'ResponseBodyError', status, error, body: oauthErrorBody(error) } satisfies Partial<LibraryError> });
+  expectResult(outcome, { ok: false, error: { name: 'ResponseBodyError', status, error, body: oauthErrorBody(error) } satisfies Partial<LibraryError> });
 }
 
 describe('oauth4webapi at POST /oauth/token', () => {
@@ -39,19 +39,19 @@ describe('oauth4webapi at POST /oauth/token', () => {
 
   it.each(['basic', 'post'] as const)('client_secret_%s gives a Bearer token for the client', (method) => {
     // RFC 6749 section 4.4.3 and 5.1; section 7.1 makes token_type case-insensitive, and oauth4webapi lower-cases it.
-    expect(result[method]).toMatchObject({ ok: true, token_type: 'bearer', wire_token_type: 'Bearer', expires_in: 3600, claims: { client_id: 'demo-connector' } });
+    expectResult(result[method], { ok: true, token_type: 'bearer', wire_token_type: 'Bearer', expires_in: 3600, claims: { client_id: 'demo-connector' } });
   });
 
   it('with an oauth4webapi DPoP proof, the token is DPoP-bound to that key: token_type DPoP, cnf.jkt its RFC 7638 thumbprint', () => {
     // RFC 9449 section 5: token_type "DPoP"; section 6.1: cnf.jkt = base64url SHA-256 thumbprint (RFC 7638) of the proof's key.
-    expect(result.dpop).toMatchObject({ ok: true, token_type: 'dpop', wire_token_type: 'DPoP', claims: { cnf: { jkt: result.dpop.thumbprint } } });
+    expectResult(result.dpop, { ok: true, token_type: 'dpop', wire_token_type: 'DPoP', claims: { cnf: { jkt: result.dpop.thumbprint } } });
   });
 
   it('a wrong secret over client_secret_basic: 401 with a Basic challenge, and an invalid_client JSON body', () => {
     // RFC 6749 section 5.2: a client that authenticated with the Authorization header MUST get 401 with a
     // WWW-Authenticate challenge of its scheme. oauth4webapi reports any challenge first, as
     // WWWAuthenticateChallengeError (not ResponseBodyError); the body still is the section 5.2 JSON.
-    expect(result.wrong_secret_basic).toMatchObject({
+    expectResult(result.wrong_secret_basic, {
       ok: false,
       error: {
         name: 'WWWAuthenticateChallengeError',
