@@ -35,19 +35,14 @@ export function run(main) {
   );
 }
 
-async function responseSummary(response) {
-  let body = null;
+/** The answer behind a library error, unless the library has read it already. */
+async function answerOf(response) {
   try {
-    const text = await response.text();
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
+    const { status, headers, text, json } = await capture(response);
+    return { status, content_type: headers['content-type'] ?? null, body: json ?? text };
   } catch {
-    body = null; // already read by the library
+    return { status: response.status };
   }
-  return { status: response.status, content_type: response.headers.get('content-type'), body };
 }
 
 /** A library error as data: its class, code, message and whatever it parsed (OAuth error, challenges, body). */
@@ -56,9 +51,9 @@ export async function describeError(error) {
   if (error instanceof oauth.ResponseBodyError) {
     Object.assign(described, { status: error.status, error: error.error, error_description: error.error_description, body: error.cause });
   } else if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    Object.assign(described, { challenges: error.cause, ...(await responseSummary(error.response)) });
+    Object.assign(described, { challenges: error.cause, ...(await answerOf(error.response)) });
   } else if (error?.cause instanceof Response) {
-    Object.assign(described, await responseSummary(error.cause));
+    Object.assign(described, await answerOf(error.cause));
   } else if (error?.cause !== undefined) {
     described.cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.cause;
   }
@@ -156,12 +151,13 @@ export async function signDetached(base, privateJwk, extraHeader = {}, signOptio
 
 const isoSeconds = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** Every X- header of a Connector request and its X-Signature (create and reverse polling). */
+/** Every header of a Connector request but Authorization: X- headers, X-Signature, and for create the body's. */
 export async function signedHeaders(flow, method, target, body, { clientId, jwk }, sign = {}) {
   const headers = { 'x-client-id': clientId, 'x-timestamp': isoSeconds(), 'x-nonce': randomBytes(24).toString('base64url') };
   if (flow === 'create') Object.assign(headers, { 'x-request-id': randomUUID(), 'x-idempotency-key': `interop-${randomUUID()}` });
   headers['x-signature'] = await signDetached(signatureBase(flow, { method, target, headers, body }), jwk, sign.header, sign.options);
-  if (flow === 'create') headers['content-type'] = 'application/json';
+  // v1.1: a request with a body also carries the RFC 9530 Content-Digest header, for standard digest checks.
+  if (flow === 'create') Object.assign(headers, { 'content-type': 'application/json', 'content-digest': contentDigest(body) });
   return headers;
 }
 
