@@ -23,6 +23,7 @@ import { ClientRepository } from './store/clients';
 import { Db, LATEST_MIGRATION, openBankDatabase, schemaVersion } from './store/db';
 import { IdempotencyRepository } from './store/idempotency';
 import { NonceRepository } from './store/nonces';
+import { CreateFailureRepository } from './store/create-failures';
 import { OrderRepository } from './store/orders';
 import { OutboxRepository } from './store/outbox';
 import { PollStateRepository } from './store/poll-state';
@@ -99,7 +100,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const connectors = connectorSettings(config, registry, options.connectorTls);
   const reporting = new Set(connectors.map((connector) => connector.clientId));
   const outboxWriter = new OutboxWriter(outbox, clock, config.reportPending, reporting);
-  const book = new OrderBook(db, orders, outboxWriter, clock, rules);
+  const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clock, rules);
   const createOrder = new CreateOrder(db, book, idempotency, config);
   const pulledOrders = new PulledOrders(book, new PollStateRepository(db), clock, logger);
   const messages = new CallbackMessages(db, outbox, clock, {

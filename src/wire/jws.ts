@@ -22,7 +22,29 @@ export interface ParsedDetachedJws {
   signature: Buffer;
 }
 
-export class JwsFormatError extends Error {}
+/** Why a JWS could not be used (the `reason` of a signature_invalid problem, profile section 5). */
+export type JwsRejection = 'malformed' | 'alg_not_allowed' | 'crit_unsupported';
+
+export class JwsFormatError extends Error {
+  constructor(message: string, readonly reason: JwsRejection = 'malformed') {
+    super(message);
+  }
+}
+
+/** Header parameters that change how the payload is read: no such extension is understood here (RFC 7515 §4.1.11). */
+const PAYLOAD_EXTENSIONS = ['crit', 'b64', 'zip'];
+
+/** The protected header as sent, unchecked, for explaining a refusal; null when it cannot be decoded. */
+export function peekHeader(jws: string): Record<string, unknown> | null {
+  const encoded = jws.split('.')[0];
+  if (!encoded || !isB64url(encoded)) return null;
+  try {
+    const header: unknown = JSON.parse(fromB64url(encoded).toString('utf8'));
+    return typeof header === 'object' && header !== null && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Parses `protected..signature`; throws JwsFormatError on anything else. */
 export function parseDetached(jws: string): ParsedDetachedJws {
@@ -38,9 +60,10 @@ export function parseDetached(jws: string): ParsedDetachedJws {
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new JwsFormatError('protected header is not an object');
   const { alg, kid } = header as Record<string, unknown>;
-  if (!isAllowedAlg(alg)) throw new JwsFormatError('alg must be ES256, PS256 or RS256');
+  if (!isAllowedAlg(alg)) throw new JwsFormatError('alg must be ES256, PS256 or RS256', 'alg_not_allowed');
   if (typeof kid !== 'string' || kid === '') throw new JwsFormatError('kid is missing');
-  if ((header as Record<string, unknown>).b64 !== undefined) throw new JwsFormatError('b64 header is not allowed');
+  const extension = PAYLOAD_EXTENSIONS.find((name) => name in (header as Record<string, unknown>));
+  if (extension) throw new JwsFormatError(`the "${extension}" header parameter is not supported (RFC 7515 §4.1.11): no JWS extension is understood here`, 'crit_unsupported');
   return { header: header as JwsHeader, protectedHeader: parts[0], signature: fromB64url(parts[2]) };
 }
 

@@ -16,17 +16,39 @@ export function contentDigest(body: Buffer | string): string {
   return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
 }
 
+const DIGEST_ALGORITHMS: Readonly<Record<string, string>> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
+const DIGEST_MEMBER = /^\s*([a-z0-9-]+)\s*=\s*:([A-Za-z0-9+/]*={0,2}):\s*$/;
+
+/**
+ * Checks a received Content-Digest header (RFC 9530 §2, a structured-field dictionary) against the body bytes:
+ * every member with an algorithm we know must match, and at least one must be known. Profile v1.1 section 1.
+ */
+export function contentDigestMatches(header: string, body: Buffer | string): boolean {
+  let checked = 0;
+  for (const member of header.split(',')) {
+    const match = DIGEST_MEMBER.exec(member);
+    if (!match) return false;
+    const algorithm = DIGEST_ALGORITHMS[match[1]];
+    if (!algorithm) continue;
+    if (createHash(algorithm).update(body).digest('base64') !== match[2]) return false;
+    checked += 1;
+  }
+  return checked > 0;
+}
+
 export interface SignatureBaseInput {
   method: string;
   /** Path plus `?query` exactly as sent on the wire. */
   target: string;
   headers: Readonly<Record<string, string>>;
   body: Buffer | string;
+  /** contentDigest(body), when the caller already has it. */
+  digest?: string;
 }
 
 export function signatureBase(flow: SignedFlow, input: SignatureBaseInput): string {
   const lines = [`@method: ${input.method.toUpperCase()}`, `@target-uri: ${input.target}`];
   for (const name of SIGNED_HEADERS[flow]) lines.push(`${name}: ${input.headers[name] ?? ''}`);
-  lines.push(`content-digest: ${contentDigest(input.body)}`);
+  lines.push(`content-digest: ${input.digest ?? contentDigest(input.body)}`);
   return lines.join('\n');
 }

@@ -60,7 +60,6 @@ function expectOAuthProblem(response: { status: number; headers: Record<string, 
   expect(problem.error).toBe(error);
   expect((problem.error_description as string).length).toBeGreaterThan(0);
   expect(problem.request_id).toBe(response.headers['x-request-id']);
-  if (status === 401) expect(response.headers['www-authenticate']).toBe('Basic realm="sandbox-bank"');
   return problem;
 }
 
@@ -186,17 +185,18 @@ describe('POST /oauth/token', () => {
       expectOAuthProblem(await send(), 400, 'auth_invalid', 'invalid_dpop_proof');
     });
 
-    it('every 401 of the token endpoint carries WWW-Authenticate', async () => {
-      const badProof = new DpopKey().proof({ htm: 'POST', htu: 'http://elsewhere.test/oauth/token', iat: nowS() });
-      const responses = {
-        invalid_client: await tokenRequest().auth(demo.client_id, 'wrong').type('form').send({ grant_type: 'client_credentials' }),
-        missing_client_auth: await tokenRequest().type('form').send({ grant_type: 'client_credentials' }),
-        invalid_dpop_proof: await tokenRequest().auth(demo.client_id, demo.client_secret).set('DPoP', badProof).type('form').send({ grant_type: 'client_credentials' }),
+    it('a 401 carries a Basic challenge exactly when the client authenticated in the Authorization header (RFC 6749 §5.2)', async () => {
+      const viaHeader = {
+        wrong_secret: await tokenRequest().auth(demo.client_id, 'wrong').type('form').send({ grant_type: 'client_credentials' }),
+        another_scheme: await tokenRequest().set('Authorization', 'Bearer x').type('form').send({ grant_type: 'client_credentials' }),
       };
-      const withoutChallenge = Object.entries(responses)
-        .filter(([, response]) => response.status === 401 && !response.headers['www-authenticate'])
-        .map(([name]) => name);
-      expect(withoutChallenge).toEqual([]);
+      for (const response of Object.values(viaHeader)) expect([response.status, response.headers['www-authenticate']]).toEqual([401, 'Basic realm="sandbox-bank"']);
+      // client_secret_post: no challenge, so that OAuth libraries read the JSON error instead of the header.
+      const viaBody = {
+        wrong_secret: await tokenRequest().type('form').send({ grant_type: 'client_credentials', client_id: demo.client_id, client_secret: 'wrong' }),
+        missing: await tokenRequest().type('form').send({ grant_type: 'client_credentials' }),
+      };
+      for (const response of Object.values(viaBody)) expect([response.status, response.headers['www-authenticate']]).toEqual([401, undefined]);
     });
 
     it("a client whose contract is Bearer only cannot get a DPoP-bound token, and a DPoP-only client can't get a Bearer token", async () => {

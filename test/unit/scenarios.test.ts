@@ -127,11 +127,20 @@ describe('parseScenario: malformed', () => {
     expect(() => parseScenario('MAYBE')).toThrow('unknown scenario "MAYBE"');
   });
 
-  // NOT IMPLEMENTED (profile v1.1, section 8.1; conformance client.* cases): FAIL_ONCE:<scenario>,
-  // POLL_429:<n>:<scenario> and POLL_404 are scenarios of the profile, but parseScenario refuses them, so a create
-  // that asks for one is 400 body_invalid. These pass (and must lose `failing`) once the scenarios exist.
-  it.failing.each(['FAIL_ONCE:SUCCESS', 'FAIL_ONCE:PENDING:5:SUCCESS', 'POLL_429:2:ASYNC:5:SUCCESS', 'POLL_404'])('v1.1 scenario %j parses', (text) => {
-    expect(() => parseScenario(text)).not.toThrow();
+  // Profile v1.1, section 8.1 (conformance client.* cases).
+  it.each(['FAIL_ONCE:SUCCESS', 'FAIL_ONCE:PENDING:5:SUCCESS', 'POLL_429:2:ASYNC:5:SUCCESS', 'POLL_404', 'FAIL_ONCE:POLL_429:1:NO_CALLBACK'])('v1.1 scenario %j parses and formats back to itself', (text) => {
+    expect(formatScenario(parseScenario(text))).toBe(text);
+  });
+
+  it.each([
+    ['POLL_429:0:SUCCESS', 'the number of throttled polls must be 1 to 100 in "POLL_429:0:SUCCESS"'],
+    ['POLL_429:101:SUCCESS', 'the number of throttled polls must be 1 to 100 in "POLL_429:101:SUCCESS"'],
+    ['POLL_429:x:SUCCESS', 'the number of throttled polls must be 1 to 100 in "POLL_429:x:SUCCESS"'],
+    ['FAIL_ONCE', 'unknown scenario ""'],
+    ['FAIL_ONCE:MAYBE', 'unknown scenario "MAYBE"'],
+    ['POLL_429:2', 'unknown scenario ""'],
+  ])('refuses the malformed v1.1 scenario %j', (text, message) => {
+    expect(() => parseScenario(text)).toThrow(message);
   });
 });
 
@@ -146,13 +155,15 @@ describe('formatScenario', () => {
 });
 
 describe('planFor', () => {
+  const plain = { failFirstCreate: false, pollsToThrottle: 0, pollAnswer: 'status' };
+
   it('FINAL: 200 with the final status, nothing deferred', () => {
-    expect(planFor(parseScenario('FAILED:BUS_ACCOUNT_CLOSED'))).toEqual({ response: 'sync', initial: failedWith('BUS_ACCOUNT_CLOSED'), deferred: null, callbacks: 'normal' });
-    expect(planFor(parseScenario('SUCCESS'))).toEqual({ response: 'sync', initial: success, deferred: null, callbacks: 'normal' });
+    expect(planFor(parseScenario('FAILED:BUS_ACCOUNT_CLOSED'))).toEqual({ response: 'sync', initial: failedWith('BUS_ACCOUNT_CLOSED'), deferred: null, callbacks: 'normal', ...plain });
+    expect(planFor(parseScenario('SUCCESS'))).toEqual({ response: 'sync', initial: success, deferred: null, callbacks: 'normal', ...plain });
   });
 
   it('PENDING: 200 PENDING, the final after the delay', () => {
-    expect(planFor(parseScenario('PENDING:5:SUCCESS'))).toEqual({ response: 'sync', initial: 'PENDING', deferred: { final: success, delayS: 5 }, callbacks: 'normal' });
+    expect(planFor(parseScenario('PENDING:5:SUCCESS'))).toEqual({ response: 'sync', initial: 'PENDING', deferred: { final: success, delayS: 5 }, callbacks: 'normal', ...plain });
   });
 
   it('ASYNC: 202, PENDING, the final after the delay', () => {
@@ -161,15 +172,29 @@ describe('planFor', () => {
       initial: 'PENDING',
       deferred: { final: failedWith('BUS_INSUFFICIENT_FUNDS'), delayS: 9 },
       callbacks: 'normal',
+      ...plain,
     });
   });
 
   it('NO_CALLBACK: 202, stays PENDING, no callback ever', () => {
-    expect(planFor(parseScenario('NO_CALLBACK'))).toEqual({ response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none' });
+    expect(planFor(parseScenario('NO_CALLBACK'))).toEqual({ response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none', ...plain });
+  });
+
+  it('FAIL_ONCE: the plan of its scenario, with the first create failing', () => {
+    expect(planFor(parseScenario('FAIL_ONCE:PENDING:5:SUCCESS'))).toEqual({ ...planFor(parseScenario('PENDING:5:SUCCESS')), failFirstCreate: true });
+  });
+
+  it('POLL_429: the plan of its scenario, with the first n polls throttled', () => {
+    expect(planFor(parseScenario('POLL_429:3:ASYNC:5:SUCCESS'))).toEqual({ ...planFor(parseScenario('ASYNC:5:SUCCESS')), pollsToThrottle: 3 });
+    expect(planFor(parseScenario('FAIL_ONCE:POLL_429:2:SUCCESS'))).toMatchObject({ failFirstCreate: true, pollsToThrottle: 2, response: 'sync' });
+  });
+
+  it('POLL_404: 202, PENDING, no callback, every poll answered 404', () => {
+    expect(planFor(parseScenario('POLL_404'))).toEqual({ response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none', failFirstCreate: false, pollsToThrottle: 0, pollAnswer: 'not_found' });
   });
 
   it('DUPLICATE_CALLBACK: 202, SUCCESS at once, reported twice', () => {
-    expect(planFor(parseScenario('DUPLICATE_CALLBACK'))).toEqual({ response: 'async', initial: 'PENDING', deferred: { final: success, delayS: 0 }, callbacks: 'duplicate' });
+    expect(planFor(parseScenario('DUPLICATE_CALLBACK'))).toEqual({ response: 'async', initial: 'PENDING', deferred: { final: success, delayS: 0 }, callbacks: 'duplicate', ...plain });
   });
 });
 

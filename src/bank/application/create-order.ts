@@ -71,6 +71,10 @@ export class CreateOrder {
       return replay;
     }
     const order = parseOrder(request.rawBody);
+    const decision = this.book.decide(order);
+    if (this.book.failsFirstCreate(clientId, order, decision)) {
+      throw new ProblemError('internal', 'injected by the scenario FAIL_ONCE: this first attempt failed on purpose; retry with the same X-Idempotency-Key and body');
+    }
     const delayed = this.settings.createLatencyMs > 0;
     if (delayed) {
       // Refuse a known duplicate before making the client wait; acceptNew checks again after the delay.
@@ -80,7 +84,7 @@ export class CreateOrder {
     }
     try {
       return this.db.transaction(() => {
-        const outcome = this.book.acceptNew(clientId, order, 'push');
+        const outcome = this.book.acceptNew(clientId, order, 'push', decision);
         if (!outcome.accepted) throw duplicateReference(order);
         if (!delayed) this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs);
         const answer = answerOf(outcome);

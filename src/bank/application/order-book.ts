@@ -6,7 +6,8 @@ import { PaymentOrder } from '../../wire/payment-order';
 import { randomHex } from '../../wire/random-ids';
 import { Order, OrderSource } from '../domain/order';
 import { FinalOutcome, isFinal, StatusChange, TargetStatus, transition } from '../domain/order-state';
-import { CompiledRule, decideScenario, formatScenario, planFor, SettlementPlan } from '../domain/scenarios';
+import { CompiledRule, Decision, decideScenario, formatScenario, planFor, SettlementPlan } from '../domain/scenarios';
+import { CreateFailureRepository } from '../store/create-failures';
 import { Db } from '../store/db';
 import { HistoryEntry, OrderRepository } from '../store/orders';
 import { OutboxWriter } from './outbox-writer';
@@ -18,6 +19,9 @@ export interface AcceptedOrder {
 
 /** What acceptNew did: stored a new order, or found the reference taken by an earlier one. */
 export type AcceptOutcome = ({ accepted: true } & AcceptedOrder) | { accepted: false; existing: Order };
+
+/** What a status poll is answered (POLL_429 and POLL_404 scenarios aside, the order as it stands). */
+export type PollAnswer = { answer: 'status'; order: Order } | { answer: 'throttled' } | { answer: 'not_found' };
 
 export function newBankReference(nowMs: number): string {
   const day = new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '');
@@ -36,6 +40,7 @@ export class OrderBook {
   constructor(
     private readonly db: Db,
     private readonly orders: OrderRepository,
+    private readonly createFailures: CreateFailureRepository,
     private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly rules: readonly CompiledRule[],
@@ -46,12 +51,29 @@ export class OrderBook {
     return this.db.inTransaction ? work() : this.db.transaction(work)();
   }
 
+  /** The scenario the order follows (profile section 8). */
+  decide(payment: PaymentOrder): Decision {
+    return decideScenario(payment, this.rules);
+  }
+
   /** Stores the order with its decided scenario and first status, unless its reference exists for this client. */
-  acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource): AcceptOutcome {
+  acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision = this.decide(payment)): AcceptOutcome {
     return this.inTransaction(() => {
       const existing = this.orders.find(clientId, payment.reference);
-      return existing ? { accepted: false, existing } : { accepted: true, ...this.accept(clientId, payment, source) };
+      return existing ? { accepted: false, existing } : { accepted: true, ...this.accept(clientId, payment, source, decision) };
     });
+  }
+
+  /** FAIL_ONCE: true for the first create of this client's reference, which then stores nothing but the memory of it. */
+  failsFirstCreate(clientId: string, payment: PaymentOrder, decision: Decision): boolean {
+    return planFor(decision.scenario).failFirstCreate && this.createFailures.recordFirst(clientId, payment.reference, this.clock.now());
+  }
+
+  /** A status poll: POLL_404 hides the order, POLL_429 throttles its first polls, else it settles if due. */
+  poll(order: Order): PollAnswer {
+    if (order.pollAnswer === 'not_found') return { answer: 'not_found' };
+    if (order.pollsToThrottle > 0 && this.orders.spendThrottledPoll(order.clientId, order.reference)) return { answer: 'throttled' };
+    return { answer: 'status', order: this.settleIfDue(order) };
   }
 
   /** Applies the deferred final status of a due PENDING order; returns the order as it now stands. */
@@ -90,9 +112,8 @@ export class OrderBook {
     return this.orders.count();
   }
 
-  private accept(clientId: string, payment: PaymentOrder, source: OrderSource): AcceptedOrder {
+  private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision): AcceptedOrder {
     const now = this.clock.now();
-    const decision = decideScenario(payment, this.rules);
     const plan = planFor(decision.scenario);
     const change = transition(null, targetOf(plan.initial), now);
     const deferred: FinalOutcome | null = plan.deferred?.final ?? null;
@@ -108,6 +129,8 @@ export class OrderBook {
       scenarioSource: decision.source,
       responseMode: plan.response,
       callbacks: plan.callbacks,
+      pollsToThrottle: plan.pollsToThrottle,
+      pollAnswer: plan.pollAnswer,
       settleAt: plan.deferred ? now + plan.deferred.delayS * 1000 : null,
       finalStatus: deferred?.status ?? null,
       finalReasonCode: deferred?.status === 'FAILED' ? deferred.reasonCode : null,

@@ -16,6 +16,10 @@ export interface Order {
   scenarioSource: string;
   responseMode: 'sync' | 'async';
   callbacks: 'normal' | 'none' | 'duplicate';
+  /** POLL_429: status polls still to answer 429 before the status is shown. */
+  pollsToThrottle: number;
+  /** POLL_404: `not_found` hides the order from status polls. */
+  pollAnswer: 'status' | 'not_found';
   settleAt: number | null;
   finalStatus: string | null;
   finalReasonCode: string | null;

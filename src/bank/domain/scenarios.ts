@@ -10,7 +10,11 @@ export type Scenario =
   | { kind: 'PENDING'; delayS: number; final: FinalOutcome }
   | { kind: 'ASYNC'; delayS: number; final: FinalOutcome }
   | { kind: 'NO_CALLBACK' }
-  | { kind: 'DUPLICATE_CALLBACK' };
+  | { kind: 'DUPLICATE_CALLBACK' }
+  // v1.1, to test a Connector's retries and polling:
+  | { kind: 'FAIL_ONCE'; then: Scenario }
+  | { kind: 'POLL_429'; polls: number; then: Scenario }
+  | { kind: 'POLL_404' };
 
 export const MAX_SCENARIO_DELAY_S = 86_400;
 export const SCENARIO_METADATA_KEY = 'sandbox_scenario';
@@ -33,10 +37,23 @@ function parseDelay(value: string | undefined, text: string): number {
   return Number(value);
 }
 
+const MAX_THROTTLED_POLLS = 100;
+
+function parseThrottle(rest: string[], text: string): Scenario {
+  const [count, ...then] = rest;
+  if (count === undefined || !/^[1-9][0-9]{0,2}$/.test(count) || Number(count) > MAX_THROTTLED_POLLS) {
+    throw new ScenarioSyntaxError(`the number of throttled polls must be 1 to ${MAX_THROTTLED_POLLS} in "${text}"`);
+  }
+  return { kind: 'POLL_429', polls: Number(count), then: parseScenario(then.join(':')) };
+}
+
 export function parseScenario(text: string): Scenario {
   const [head, ...rest] = text.split(':');
   if (text === 'NO_CALLBACK') return { kind: 'NO_CALLBACK' };
   if (text === 'DUPLICATE_CALLBACK') return { kind: 'DUPLICATE_CALLBACK' };
+  if (text === 'POLL_404') return { kind: 'POLL_404' };
+  if (head === 'FAIL_ONCE') return { kind: 'FAIL_ONCE', then: parseScenario(rest.join(':')) };
+  if (head === 'POLL_429') return parseThrottle(rest, text);
   if (head === 'SUCCESS' || head === 'FAILED') return { kind: 'FINAL', final: parseFinal([head, ...rest], text) };
   if (head === 'PENDING' || head === 'ASYNC') {
     const delayS = parseDelay(rest[0], text);
@@ -56,6 +73,10 @@ export function formatScenario(scenario: Scenario): string {
     case 'PENDING':
     case 'ASYNC':
       return `${scenario.kind}:${scenario.delayS}:${formatFinal(scenario.final)}`;
+    case 'FAIL_ONCE':
+      return `FAIL_ONCE:${formatScenario(scenario.then)}`;
+    case 'POLL_429':
+      return `POLL_429:${scenario.polls}:${formatScenario(scenario.then)}`;
     default:
       return scenario.kind;
   }
@@ -155,21 +176,35 @@ export interface SettlementPlan {
   initial: 'PENDING' | FinalOutcome;
   /** The final status reached later, if any, and when. */
   deferred: { final: FinalOutcome; delayS: number } | null;
-  /** `none` for NO_CALLBACK, `duplicate` for DUPLICATE_CALLBACK. */
+  /** `none` for NO_CALLBACK and POLL_404, `duplicate` for DUPLICATE_CALLBACK. */
   callbacks: 'normal' | 'none' | 'duplicate';
+  /** FAIL_ONCE: the first create attempt is answered 500 and stores nothing. */
+  failFirstCreate: boolean;
+  /** POLL_429: how many status polls are answered 429 before the status is shown. */
+  pollsToThrottle: number;
+  /** POLL_404: every status poll is answered 404 order_not_found. */
+  pollAnswer: 'status' | 'not_found';
 }
+
+const PLAIN = { failFirstCreate: false, pollsToThrottle: 0, pollAnswer: 'status' } as const;
 
 export function planFor(scenario: Scenario): SettlementPlan {
   switch (scenario.kind) {
     case 'FINAL':
-      return { response: 'sync', initial: scenario.final, deferred: null, callbacks: 'normal' };
+      return { ...PLAIN, response: 'sync', initial: scenario.final, deferred: null, callbacks: 'normal' };
     case 'PENDING':
-      return { response: 'sync', initial: 'PENDING', deferred: { final: scenario.final, delayS: scenario.delayS }, callbacks: 'normal' };
+      return { ...PLAIN, response: 'sync', initial: 'PENDING', deferred: { final: scenario.final, delayS: scenario.delayS }, callbacks: 'normal' };
     case 'ASYNC':
-      return { response: 'async', initial: 'PENDING', deferred: { final: scenario.final, delayS: scenario.delayS }, callbacks: 'normal' };
+      return { ...PLAIN, response: 'async', initial: 'PENDING', deferred: { final: scenario.final, delayS: scenario.delayS }, callbacks: 'normal' };
     case 'NO_CALLBACK':
-      return { response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none' };
+      return { ...PLAIN, response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none' };
     case 'DUPLICATE_CALLBACK':
-      return { response: 'async', initial: 'PENDING', deferred: { final: { status: 'SUCCESS' }, delayS: 0 }, callbacks: 'duplicate' };
+      return { ...PLAIN, response: 'async', initial: 'PENDING', deferred: { final: { status: 'SUCCESS' }, delayS: 0 }, callbacks: 'duplicate' };
+    case 'FAIL_ONCE':
+      return { ...planFor(scenario.then), failFirstCreate: true };
+    case 'POLL_429':
+      return { ...planFor(scenario.then), pollsToThrottle: scenario.polls };
+    case 'POLL_404':
+      return { ...PLAIN, response: 'async', initial: 'PENDING', deferred: null, callbacks: 'none', pollAnswer: 'not_found' };
   }
 }

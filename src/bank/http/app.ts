@@ -73,11 +73,13 @@ function accessLog(logger: Logger) {
 }
 
 /** How a problem is written: RFC 9457 problem+json, or RFC 6749 §5.2 JSON on the token endpoint. */
-type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) => { contentType: string; body: unknown };
+type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) => { contentType: string; body: unknown; challenge?: string };
 
 const problemJson: ProblemFormat = (problem, req, requestId) => ({
   contentType: PROBLEM_CONTENT_TYPE,
   body: problemBody(problem, req.originalUrl.split('?')[0], requestId),
+  // RFC 9110 §15.5.2: every 401 names the schemes that would work, unless the step named one already.
+  challenge: AUTH_CHALLENGE,
 });
 
 const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId) });
@@ -96,8 +98,8 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson) {
     res.locals.problemCode = problem.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
-    if (problem.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', AUTH_CHALLENGE);
-    const { contentType, body } = format(problem, req, requestId);
+    const { contentType, body, challenge } = format(problem, req, requestId);
+    if (problem.status === 401 && challenge && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', challenge);
     const bytes = Buffer.from(JSON.stringify(body));
     res.status(problem.status).setHeader('Content-Type', contentType);
     res.setHeader('Content-Length', String(bytes.length));

@@ -144,5 +144,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX callback_attempts_by_callback ON callback_attempts (callback_id, id);
     `,
   },
+  {
+    version: 3,
+    name: 'v1.1 scenarios: FAIL_ONCE memory, POLL_429 and POLL_404 answers',
+    sql: `
+      ALTER TABLE orders ADD COLUMN polls_to_throttle INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE orders ADD COLUMN poll_answer TEXT NOT NULL DEFAULT 'status' CHECK (poll_answer IN ('status', 'not_found'));
+      CREATE TABLE create_failures (
+        client_id TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        failed_at INTEGER NOT NULL,
+        PRIMARY KEY (client_id, reference)
+      );
+      ALTER TABLE nonces ADD COLUMN first_seen_at INTEGER;
+    `,
+  },
 ];
-

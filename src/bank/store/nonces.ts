@@ -3,19 +3,27 @@ import { Db } from './db';
 
 export class NonceRepository {
   private readonly spendStmt;
+  private readonly firstSeenStmt;
   private readonly pruneStmt;
 
   constructor(db: Db) {
     this.spendStmt = db.prepare(
-      `INSERT INTO nonces (client_id, nonce, expires_at) VALUES (@clientId, @nonce, @expiresAt)
-       ON CONFLICT (client_id, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= @nowMs`,
+      `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) VALUES (@clientId, @nonce, @expiresAt, @nowMs)
+       ON CONFLICT (client_id, nonce) DO UPDATE SET expires_at = excluded.expires_at, first_seen_at = excluded.first_seen_at
+       WHERE nonces.expires_at <= @nowMs`,
     );
+    this.firstSeenStmt = db.prepare('SELECT first_seen_at FROM nonces WHERE client_id = ? AND nonce = ?').pluck();
     this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at <= ?');
   }
 
   /** Records the nonce; false when it was already spent and has not expired. */
   spend(clientId: string, nonce: string, nowMs: number, expiresAt: number): boolean {
     return this.spendStmt.run({ clientId, nonce, nowMs, expiresAt }).changes === 1;
+  }
+
+  /** When a spent nonce was first seen (null for one spent before that was recorded). */
+  firstSeenAt(clientId: string, nonce: string): number | null {
+    return (this.firstSeenStmt.get(clientId, nonce) as number | null | undefined) ?? null;
   }
 
   prune(nowMs: number): number {

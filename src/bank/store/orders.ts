@@ -25,6 +25,8 @@ const COLUMNS: Record<keyof Order, string> = {
   scenarioSource: 'scenario_source',
   responseMode: 'response_mode',
   callbacks: 'callbacks',
+  pollsToThrottle: 'polls_to_throttle',
+  pollAnswer: 'poll_answer',
   settleAt: 'settle_at',
   finalStatus: 'final_status',
   finalReasonCode: 'final_reason_code',
@@ -47,6 +49,7 @@ export class OrderRepository {
   private readonly historyOfStmt;
   private readonly dueStmt;
   private readonly listStmt;
+  private readonly throttleStmt;
 
   constructor(private readonly db: Db) {
     this.findStmt = db.prepare(`${SELECT} WHERE client_id = ? AND reference = ?`);
@@ -69,6 +72,7 @@ export class OrderRepository {
     );
     this.dueStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? ORDER BY settle_at LIMIT ?`);
     this.listStmt = db.prepare(`${SELECT} ORDER BY created_at DESC, reference LIMIT ? OFFSET ?`);
+    this.throttleStmt = db.prepare('UPDATE orders SET polls_to_throttle = polls_to_throttle - 1 WHERE client_id = ? AND reference = ? AND polls_to_throttle > 0');
   }
 
   find(clientId: string, reference: string): Order | undefined {
@@ -85,6 +89,11 @@ export class OrderRepository {
     const result = this.updateStatusStmt.run({ clientId, reference, ...change });
     if (result.changes !== 1) throw new Error(`order ${clientId}/${reference} changed concurrently`);
     this.appendHistory(clientId, reference, change, cause);
+  }
+
+  /** POLL_429: spends one throttled poll; false when none is left. */
+  spendThrottledPoll(clientId: string, reference: string): boolean {
+    return this.throttleStmt.run(clientId, reference).changes === 1;
   }
 
   history(clientId: string, reference: string): HistoryEntry[] {

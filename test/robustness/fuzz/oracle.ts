@@ -77,7 +77,11 @@ export function checkAnswer(t: FuzzTarget, req: WireRequest, response: WireRespo
   if (requestId.length === 0 || response.headers['x-request-id'] !== requestId) fail(req, response, 'X-Request-Id header and request_id differ');
   const sentIds = req.headers.filter(([name]) => name.toLowerCase() === 'x-request-id').map(([, value]) => value.replace(/^[ \t]+|[ \t]+$/g, ''));
   if (sentIds.length === 1 && REQUEST_ID.test(sentIds[0]) && requestId !== sentIds[0]) fail(req, response, 'request_id does not echo X-Request-Id');
-  if (response.status === 401 && !response.headers['www-authenticate']) fail(req, response, '401 without WWW-Authenticate');
+  // RFC 6749 §5.2: at the token endpoint only a client that used the Authorization header gets a challenge.
+  const challengeExpected = !tokenEndpoint || req.headers.some(([name]) => name.toLowerCase() === 'authorization');
+  if (response.status === 401 && challengeExpected !== Boolean(response.headers['www-authenticate'])) {
+    fail(req, response, challengeExpected ? '401 without WWW-Authenticate' : 'a client_secret_post 401 with a challenge');
+  }
   if (response.status === 405 && !response.headers.allow) fail(req, response, '405 without Allow');
   if (response.status === 429 && !response.headers['retry-after']) fail(req, response, '429 without Retry-After');
   if (req.expect.length > 0 && !req.expect.includes(code)) fail(req, response, `expected ${req.expect.join(' or ')}, got ${code}`);

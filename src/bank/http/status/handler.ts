@@ -23,6 +23,11 @@ export function orderStatusHandler(book: OrderBook) {
     const found = book.find(client.id, orderId);
     // Another client's order answers exactly like an unknown one: never reveal that it exists.
     if (!found) throw new ProblemError('order_not_found', `no order "${orderId}" for client ${client.id}`);
-    return jsonResult(200, statusObject(statusReportOf(book.settleIfDue(found)), 'unit'));
+    const polled = book.poll(found);
+    if (polled.answer === 'not_found') throw new ProblemError('order_not_found', `no order "${orderId}" for client ${client.id}`);
+    if (polled.answer === 'throttled') {
+      throw new ProblemError('rate_limited', 'injected by the scenario POLL_429: this poll is throttled; retry after the delay', { headers: { 'Retry-After': '2' } });
+    }
+    return jsonResult(200, statusObject(statusReportOf(polled.order), 'unit'));
   };
 }

@@ -1,6 +1,7 @@
 // Step 7: X-Nonce not seen from this client within the window. Only a verified request spends its nonce
 // (and its DPoP proof's jti, checked for replay here for the same reason).
 import { ProblemError } from '../../../wire/problems';
+import { formatInstant } from '../../../wire/rfc3339';
 import { requireClient, Step } from '../exchange';
 import { authInvalid, invalidProofChallenge } from './check_authorization';
 
@@ -10,7 +11,10 @@ export const checkNonce: Step = (exchange, services) => {
   const windowMs = services.config.timestampWindowS * 1000;
   const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
   if (!services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt)) {
-    throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window');
+    const firstSeenAt = services.nonces.firstSeenAt(client.id, nonce);
+    throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window', {
+      extensions: { first_seen_at: firstSeenAt === null ? null : formatInstant(firstSeenAt) },
+    });
   }
   const dpop = exchange.dpopJti;
   if (dpop && !services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt)) {

@@ -11,16 +11,18 @@ import { oauthError } from './oauth-errors';
 interface ClientCredentials {
   clientId: string;
   secret: string;
+  /** client_secret_basic: sent in the Authorization header (a 401 then carries a Basic challenge). */
+  viaHeader: boolean;
 }
 
 function basicCredentials(header: string): ClientCredentials {
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw oauthError('invalid_client', 'Basic credentials must be client_id:client_secret');
+  if (colon < 0) throw oauthError('invalid_client', 'Basic credentials must be client_id:client_secret', undefined, true);
   try {
-    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)), viaHeader: true };
   } catch {
-    throw oauthError('invalid_client', 'Basic credentials are not URL-encoded correctly');
+    throw oauthError('invalid_client', 'Basic credentials are not URL-encoded correctly', undefined, true);
   }
 }
 
@@ -30,17 +32,17 @@ function clientCredentials(authorization: string | undefined, form: URLSearchPar
     if (inBody) throw oauthError('invalid_request', 'use client_secret_basic or client_secret_post, not both');
     return basicCredentials(authorization);
   }
-  if (authorization) throw oauthError('invalid_client', 'only Basic client authentication is accepted in Authorization');
+  if (authorization) throw oauthError('invalid_client', 'only Basic client authentication is accepted in Authorization', undefined, true);
   const clientId = form.get('client_id');
   const secret = form.get('client_secret');
   if (!clientId || !secret) throw oauthError('invalid_client', 'client authentication is missing (client_secret_basic or client_secret_post)', 'auth_missing');
-  return { clientId, secret };
+  return { clientId, secret, viaHeader: false };
 }
 
 function authenticate(registry: ClientRegistry, credentials: ClientCredentials): RegisteredClient {
   const client = registry.find(credentials.clientId);
   if (!client || !secretMatches(credentials.secret, client.definition.client_secret_hash)) {
-    throw oauthError('invalid_client', 'unknown client or wrong client secret');
+    throw oauthError('invalid_client', 'unknown client or wrong client secret', undefined, credentials.viaHeader);
   }
   return client;
 }

@@ -15,12 +15,16 @@ const OAUTH_ERRORS: Record<OAuthErrorCode, { status: number; code: ProblemCode }
   server_error: { status: 500, code: 'internal' },
 };
 
-/** RFC 6749 §5.2: a 401 names the scheme the client can authenticate with. */
+/**
+ * RFC 6749 §5.2: a client that authenticated in the Authorization header gets a 401 with a challenge. One that
+ * used client_secret_post gets none: OAuth client libraries (oauth4webapi) treat any challenge as the error and
+ * never read the JSON body, and RFC 6749 makes the header a MUST only for the header case.
+ */
 const BASIC_CHALLENGE = 'Basic realm="sandbox-bank"';
 
-export function oauthError(error: OAuthErrorCode, description: string, code: ProblemCode = OAUTH_ERRORS[error].code): ProblemError {
+export function oauthError(error: OAuthErrorCode, description: string, code: ProblemCode = OAUTH_ERRORS[error].code, viaHeader = false): ProblemError {
   const { status } = OAUTH_ERRORS[error];
-  const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': BASIC_CHALLENGE } : {};
+  const headers: Record<string, string> = status === 401 && viaHeader ? { 'WWW-Authenticate': BASIC_CHALLENGE } : {};
   return new ProblemError(code, description, { status, headers, extensions: { error } });
 }
 
