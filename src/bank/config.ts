@@ -1,5 +1,8 @@
 // One documented defaults object; every value can be overridden by the environment variable named beside it.
-// A bad value stops startup with a message that names the variable.
+// A bad value stops startup with a message that names the variable (the parsers and the loader: wire/settings).
+import { decimalList, defaultsOf, flag, instant, integer, list, loadSettings, LOG_LEVELS, oneOf, optionalText, SettingOf, text } from '../wire/settings';
+
+export { ConfigError } from '../wire/settings';
 
 export interface BankConfig {
   port: number;
@@ -50,69 +53,12 @@ export interface BankConfig {
   tlsClientKeyFile: string | null;
 }
 
-interface Setting<K extends keyof BankConfig> {
-  key: K;
-  env: string;
-  default: BankConfig[K];
-  doc: string;
-  parse: (raw: string) => BankConfig[K];
-}
-
-export class ConfigError extends Error {}
-
-function integer(min: number, max: number) {
-  return (raw: string): number => {
-    if (!/^-?\d+$/.test(raw.trim())) throw new Error(`expected a whole number, got "${raw}"`);
-    const value = Number(raw);
-    if (value < min || value > max) throw new Error(`expected a number from ${min} to ${max}, got ${value}`);
-    return value;
-  };
-}
-
-function oneOf<T extends string>(...values: T[]) {
-  return (raw: string): T => {
-    if (!(values as string[]).includes(raw)) throw new Error(`expected one of ${values.join(', ')}, got "${raw}"`);
-    return raw as T;
-  };
-}
-
-const text = (raw: string): string => {
-  if (raw.trim() === '') throw new Error('must not be empty');
-  return raw;
-};
-const optionalText = (raw: string): string | null => (raw.trim() === '' ? null : raw);
-
-function retrySchedule(raw: string): number[] {
-  const values = raw.split(',').map((part) => part.trim());
-  if (values.some((value) => !/^\d+(\.\d+)?$/.test(value))) throw new Error(`expected comma-separated seconds, got "${raw}"`);
-  return values.map(Number);
-}
-
-function flag(raw: string): boolean {
-  if (/^(1|true|on|yes)$/i.test(raw)) return true;
-  if (/^(0|false|off|no)$/i.test(raw)) return false;
-  throw new Error(`expected true or false, got "${raw}"`);
-}
-
-function instant(raw: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(raw) || Number.isNaN(Date.parse(raw))) {
-    throw new Error(`expected an RFC 3339 UTC instant ending in Z, got "${raw}"`);
-  }
-  return raw;
-}
-
 function cronExpression(raw: string): string {
   if (raw === 'off') return raw;
   const cron = require('node-cron') as typeof import('node-cron');
   if (!cron.validate(raw)) throw new Error(`expected a node-cron expression (5 or 6 fields) or "off", got "${raw}"`);
   return raw;
 }
-
-function list(raw: string): string[] {
-  return raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
-}
-
-const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 
 export const SETTINGS = [
   { key: 'port', env: 'PORT', default: 8080, doc: 'Plain-HTTP listener port (0 picks a free port).', parse: integer(0, 65535) },
@@ -147,7 +93,7 @@ export const SETTINGS = [
   { key: 'batchSize', env: 'BATCH_SIZE', default: 100, doc: 'Most orders in one batch callback.', parse: integer(1, 10_000) },
   { key: 'batchWindowMs', env: 'BATCH_WINDOW_MS', default: 1000, doc: 'How long a partial batch may wait for more orders.', parse: integer(0, 3_600_000) },
   { key: 'autoBatchThreshold', env: 'AUTO_BATCH_THRESHOLD', default: 10, doc: 'In `auto` mode, more due orders than this go as a batch.', parse: integer(1, 100_000) },
-  { key: 'retryScheduleS', env: 'RETRY_SCHEDULE', default: [5, 30, 120, 600, 1800, 3600, 7200], doc: 'Seconds before each retry of a callback; the last value repeats until RETRY_HORIZON_S.', parse: retrySchedule },
+  { key: 'retryScheduleS', env: 'RETRY_SCHEDULE', default: [5, 30, 120, 600, 1800, 3600, 7200], doc: 'Seconds before each retry of a callback; the last value repeats until RETRY_HORIZON_S.', parse: decimalList('seconds') },
   { key: 'retryHorizonS', env: 'RETRY_HORIZON_S', default: 86_400, doc: 'A callback is marked dead when its next retry would start more than this many seconds after the message was built.', parse: integer(1, 30 * 86_400) },
   { key: 'reportPending', env: 'REPORT_PENDING', default: true, doc: 'Send a PENDING callback when an order enters PENDING.', parse: flag },
   { key: 'dispatchIntervalMs', env: 'DISPATCH_INTERVAL_MS', default: 200, doc: 'How often the callback dispatcher looks for due work.', parse: integer(1, 60_000) },
@@ -161,27 +107,20 @@ export const SETTINGS = [
   { key: 'tlsClientCertFile', env: 'TLS_CLIENT_CERT_FILE', default: null, doc: 'External client certificate (PEM) the Bank presents on callbacks (with an external CA).', parse: optionalText },
   { key: 'tlsClientKeyFile', env: 'TLS_CLIENT_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CLIENT_CERT_FILE.', parse: optionalText },
   { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM, how long to wait for in-flight deliveries.', parse: integer(0, 600_000) },
-] as const satisfies readonly Setting<keyof BankConfig>[];
+] as const satisfies readonly SettingOf<BankConfig>[];
 
-export const DEFAULTS: BankConfig = Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.default])) as unknown as BankConfig;
+export const DEFAULTS: BankConfig = defaultsOf<BankConfig>(SETTINGS);
+
+/** TLS_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE go together. */
+function checkExternalTls(config: BankConfig): string[] {
+  const external = [config.tlsCaFile, config.tlsCertFile, config.tlsKeyFile];
+  if (external.some((value) => value !== null) && external.some((value) => value === null)) {
+    return ['TLS_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE: set all three to use an external CA, or none for the dev PKI'];
+  }
+  return [];
+}
 
 /** Builds the config from an environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<BankConfig> = {}): BankConfig {
-  const config: Record<string, unknown> = { ...DEFAULTS };
-  const problems: string[] = [];
-  for (const setting of SETTINGS) {
-    const raw = env[setting.env];
-    if (raw === undefined) continue;
-    try {
-      config[setting.key] = setting.parse(raw);
-    } catch (error) {
-      problems.push(`${setting.env}: ${(error as Error).message}`);
-    }
-  }
-  const external = [config.tlsCaFile, config.tlsCertFile, config.tlsKeyFile];
-  if (external.some((value) => value !== null) && external.some((value) => value === null)) {
-    problems.push('TLS_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE: set all three to use an external CA, or none for the dev PKI');
-  }
-  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  return { ...(config as unknown as BankConfig), ...overrides };
+  return { ...loadSettings<BankConfig>(SETTINGS, env, { check: checkExternalTls }), ...overrides };
 }

@@ -1,7 +1,9 @@
-// Reference Connector configuration: one defaults object, every value overridable by the environment variable
+// Reference Connector configuration: one table of settings, every value overridable by the environment variable
 // named beside it. What it shows a Connector team: keep the Bank's URLs, the pull token, TLS material and the
 // reverse-polling backoff (contract section 8: short first interval, exponential growth, configurable cap)
 // outside the code, and refuse to start on a bad value with a message that names the variable.
+// The parsers and the loader are the exchange's shared ones (wire/settings).
+import { baseUrl, decimal, defaultsOf, integer, loadSettings, LOG_LEVELS, oneOf, optionalText, SettingOf, text } from '../wire/settings';
 
 export interface ConnectorConfig {
   port: number;
@@ -28,139 +30,49 @@ export interface ConnectorConfig {
   timestampWindowS: number;
 }
 
-export class ConnectorConfigError extends Error {}
-
 const DEFAULT_BANK_URL = 'http://localhost:8080';
 
-export const CONNECTOR_DEFAULTS: ConnectorConfig = {
-  port: 9090,
-  host: '0.0.0.0',
-  dataDir: './data/connector',
-  logLevel: 'info',
-  credentialsFile: 'fixtures/demo-connector/credentials.json',
-  ordersFixture: 'fixtures/connector-orders.json',
-  bankUrl: DEFAULT_BANK_URL,
-  bankStatusUrl: DEFAULT_BANK_URL,
-  bankJwksUrl: `${DEFAULT_BANK_URL}/.well-known/jwks.json`,
-  bankClientId: 'sandbox-bank',
-  pullToken: 'demo-pull-token',
-  tlsCert: null,
-  tlsKey: null,
-  tlsCa: null,
-  pollInitialMs: 30_000,
-  pollMaxMs: 900_000,
-  pollFactor: 2,
-  timestampWindowS: 300,
-};
+export const CONNECTOR_SETTINGS = [
+  { key: 'port', env: 'CONNECTOR_PORT', default: 9090, doc: 'Listener port (0 picks a free port).', parse: integer(0, 65535) },
+  { key: 'host', env: 'CONNECTOR_HOST', default: '0.0.0.0', doc: 'Address the listener binds to.', parse: text },
+  { key: 'dataDir', env: 'CONNECTOR_DATA_DIR', default: './data/connector', doc: 'Directory of the SQLite file (`:memory:` for a throwaway store).', parse: text },
+  { key: 'logLevel', env: 'CONNECTOR_LOG_LEVEL', default: 'info', doc: `winston level: ${LOG_LEVELS.join(', ')}.`, parse: oneOf(...LOG_LEVELS) },
+  { key: 'credentialsFile', env: 'CREDENTIALS_FILE', default: 'fixtures/demo-connector/credentials.json', doc: 'client_id, client_secret and private_jwk this Connector uses toward the Bank.', parse: text },
+  { key: 'ordersFixture', env: 'ORDERS_FIXTURE', default: 'fixtures/connector-orders.json', doc: 'Payment orders (contract 2.1) the pull serves.', parse: text },
+  { key: 'bankUrl', env: 'BANK_URL', default: DEFAULT_BANK_URL, doc: "The Bank's base URL for the token and the create.", parse: baseUrl },
+  { key: 'bankStatusUrl', env: 'BANK_STATUS_URL', default: DEFAULT_BANK_URL, doc: 'Base URL of reverse polling (the mTLS listener); follows BANK_URL unless set.', parse: baseUrl },
+  { key: 'bankJwksUrl', env: 'BANK_JWKS_URL', default: `${DEFAULT_BANK_URL}/.well-known/jwks.json`, doc: "The Bank's JWKS; follows BANK_URL unless set.", parse: baseUrl },
+  { key: 'bankClientId', env: 'BANK_CLIENT_ID', default: 'sandbox-bank', doc: '`X-Client-Id` (and client certificate CN) the Bank uses on pulls and callbacks.', parse: text },
+  { key: 'pullToken', env: 'PULL_TOKEN', default: 'demo-pull-token', doc: 'Bearer token the Bank must present on the pull.', parse: text },
+  { key: 'tlsCert', env: 'CONNECTOR_TLS_CERT', default: null, doc: 'Server (and reverse-polling client) certificate, PEM; with CONNECTOR_TLS_KEY it serves HTTPS with mTLS.', parse: optionalText },
+  { key: 'tlsKey', env: 'CONNECTOR_TLS_KEY', default: null, doc: 'Private key (PEM) of CONNECTOR_TLS_CERT.', parse: optionalText },
+  { key: 'tlsCa', env: 'CONNECTOR_TLS_CA', default: null, doc: "CA (PEM) the Bank's certificates chain to.", parse: optionalText },
+  { key: 'pollInitialMs', env: 'POLL_INITIAL_MS', default: 30_000, doc: 'First reverse-polling interval.', parse: integer(1, 86_400_000) },
+  { key: 'pollMaxMs', env: 'POLL_MAX_MS', default: 900_000, doc: 'Cap of the reverse-polling interval.', parse: integer(1, 86_400_000) },
+  { key: 'pollFactor', env: 'POLL_FACTOR', default: 2, doc: 'Growth of the reverse-polling interval after each poll.', parse: decimal(1, 10) },
+  { key: 'timestampWindowS', env: 'TIMESTAMP_WINDOW_S', default: 300, doc: 'Accepted clock skew for the Bank\'s `X-Timestamp`, in seconds.', parse: integer(1, 86_400) },
+] as const satisfies readonly SettingOf<ConnectorConfig>[];
 
-/** Environment variable -> config key. */
-export const CONNECTOR_ENV: Record<string, keyof ConnectorConfig> = {
-  CONNECTOR_PORT: 'port',
-  CONNECTOR_HOST: 'host',
-  CONNECTOR_DATA_DIR: 'dataDir',
-  CONNECTOR_LOG_LEVEL: 'logLevel',
-  CREDENTIALS_FILE: 'credentialsFile',
-  ORDERS_FIXTURE: 'ordersFixture',
-  BANK_URL: 'bankUrl',
-  BANK_STATUS_URL: 'bankStatusUrl',
-  BANK_JWKS_URL: 'bankJwksUrl',
-  BANK_CLIENT_ID: 'bankClientId',
-  PULL_TOKEN: 'pullToken',
-  CONNECTOR_TLS_CERT: 'tlsCert',
-  CONNECTOR_TLS_KEY: 'tlsKey',
-  CONNECTOR_TLS_CA: 'tlsCa',
-  POLL_INITIAL_MS: 'pollInitialMs',
-  POLL_MAX_MS: 'pollMaxMs',
-  POLL_FACTOR: 'pollFactor',
-  TIMESTAMP_WINDOW_S: 'timestampWindowS',
-};
+export const CONNECTOR_DEFAULTS: ConnectorConfig = defaultsOf<ConnectorConfig>(CONNECTOR_SETTINGS);
 
-function integer(min: number, max: number) {
-  return (raw: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new Error(`expected a whole number, got "${raw}"`);
-    const value = Number(raw);
-    if (value < min || value > max) throw new Error(`expected a number from ${min} to ${max}, got ${value}`);
-    return value;
-  };
+/** The status and JWKS URLs follow BANK_URL unless they are set themselves. */
+function followBankUrl(config: ConnectorConfig, env: NodeJS.ProcessEnv): void {
+  if (env.BANK_STATUS_URL === undefined) config.bankStatusUrl = config.bankUrl;
+  if (env.BANK_JWKS_URL === undefined) config.bankJwksUrl = `${config.bankUrl}/.well-known/jwks.json`;
 }
 
-function factor(raw: string): number {
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > 10) throw new Error(`expected a number from 1 to 10, got "${raw}"`);
-  return Number(raw);
-}
-
-function text(raw: string): string {
-  if (raw.trim() === '') throw new Error('must not be empty');
-  return raw;
-}
-
-function optionalText(raw: string): string | null {
-  return raw.trim() === '' ? null : raw;
-}
-
-/** An http(s) base URL, without a trailing slash. */
-function baseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`expected an http:// or https:// URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`expected an http:// or https:// URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
-function oneOf(...values: string[]) {
-  return (raw: string): string => {
-    if (!values.includes(raw)) throw new Error(`expected one of ${values.join(', ')}, got "${raw}"`);
-    return raw;
-  };
-}
-
-const PARSERS: { [K in keyof ConnectorConfig]: (raw: string) => ConnectorConfig[K] } = {
-  port: integer(0, 65535),
-  host: text,
-  dataDir: text,
-  logLevel: oneOf('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'),
-  credentialsFile: text,
-  ordersFixture: text,
-  bankUrl: baseUrl,
-  bankStatusUrl: baseUrl,
-  bankJwksUrl: baseUrl,
-  bankClientId: text,
-  pullToken: text,
-  tlsCert: optionalText,
-  tlsKey: optionalText,
-  tlsCa: optionalText,
-  pollInitialMs: integer(1, 86_400_000),
-  pollMaxMs: integer(1, 86_400_000),
-  pollFactor: factor,
-  timestampWindowS: integer(1, 86_400),
-};
-
-/** Builds the config from an environment; throws ConnectorConfigError naming every bad variable. */
-export function loadConnectorConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfig {
-  const config: Record<string, unknown> = { ...CONNECTOR_DEFAULTS };
+function checkTogether(config: ConnectorConfig): string[] {
   const problems: string[] = [];
-  for (const [name, key] of Object.entries(CONNECTOR_ENV)) {
-    const raw = env[name];
-    if (raw === undefined) continue;
-    try {
-      config[key] = PARSERS[key](raw);
-    } catch (error) {
-      problems.push(`${name}: ${(error as Error).message}`);
-    }
-  }
-  const result = config as unknown as ConnectorConfig;
-  // The status and JWKS URLs follow BANK_URL unless they are set themselves.
-  if (env.BANK_STATUS_URL === undefined) result.bankStatusUrl = result.bankUrl;
-  if (env.BANK_JWKS_URL === undefined) result.bankJwksUrl = `${result.bankUrl}/.well-known/jwks.json`;
-  if ((result.tlsCert === null) !== (result.tlsKey === null)) {
+  if ((config.tlsCert === null) !== (config.tlsKey === null)) {
     problems.push('CONNECTOR_TLS_CERT, CONNECTOR_TLS_KEY: set both (HTTPS with mTLS) or neither (plain HTTP)');
   }
-  if (result.pollMaxMs < result.pollInitialMs) {
-    problems.push(`POLL_MAX_MS: must be at least POLL_INITIAL_MS (${result.pollInitialMs}), got ${result.pollMaxMs}`);
+  if (config.pollMaxMs < config.pollInitialMs) {
+    problems.push(`POLL_MAX_MS: must be at least POLL_INITIAL_MS (${config.pollInitialMs}), got ${config.pollMaxMs}`);
   }
-  if (problems.length > 0) throw new ConnectorConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  return result;
+  return problems;
+}
+
+/** Builds the config from an environment; throws ConfigError naming every bad variable. */
+export function loadConnectorConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfig {
+  return loadSettings<ConnectorConfig>(CONNECTOR_SETTINGS, env, { derive: followBankUrl, check: checkTogether });
 }

@@ -1,7 +1,8 @@
 // `npm run connector`: reads the environment, starts the reference Connector and stops cleanly on SIGTERM/SIGINT.
 // What it shows a Connector team: refuse to start on bad configuration (exit 2, naming the variable), log JSON
 // lines, and on SIGTERM stop accepting requests and finish the reverse-polling pass in progress before exiting.
-import { ConnectorConfigError, loadConnectorConfig } from './config';
+import { ConfigError } from '../wire/settings';
+import { loadConnectorConfig } from './config';
 import { connectorLogger, startReferenceConnector } from './connector';
 
 async function main(): Promise<void> {
@@ -9,7 +10,7 @@ async function main(): Promise<void> {
   try {
     config = loadConnectorConfig(process.env);
   } catch (error) {
-    if (error instanceof ConnectorConfigError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`reference-connector: ${error.message}\n`);
       process.exit(2);
     }
