@@ -7,18 +7,15 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+require('./build-if-needed.js');
+// The Bank's own hashing (wire/secrets) and RFC 7638 thumbprint (wire/keys), so the registry always matches what it checks.
+const { hashSecret } = require('../dist/wire/secrets.js');
+const { jwkThumbprint } = require('../dist/wire/keys.js');
 
 function arg(name, fallback) {
   const index = process.argv.indexOf(name);
   return index > 0 ? process.argv[index + 1] : fallback;
 }
-
-function thumbprint(jwk) {
-  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
-  return crypto.createHash('sha256').update(canonical).digest('base64url');
-}
-
-const hash = (secret) => 'sha256:' + crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
 
 const clientId = process.argv[2];
 if (!clientId || !/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) {
@@ -30,7 +27,7 @@ const connectorUrl = arg('--connector-url', 'http://localhost:9090');
 
 const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const privateJwk = privateKey.export({ format: 'jwk' });
-privateJwk.kid = `${clientId}-${thumbprint(privateJwk).slice(0, 16)}`;
+privateJwk.kid = `${clientId}-${jwkThumbprint(privateJwk).slice(0, 16)}`;
 privateJwk.alg = 'ES256';
 privateJwk.use = 'sig';
 const { d: _d, ...publicJwk } = privateJwk;
@@ -52,8 +49,8 @@ registry.clients.push({
   client_id: clientId,
   name: clientId,
   jwks: { keys: [publicJwk] },
-  client_secret_hash: hash(credentials.client_secret),
-  api_key_hash: hash(credentials.api_key),
+  client_secret_hash: hashSecret(credentials.client_secret),
+  api_key_hash: hashSecret(credentials.api_key),
   auth_methods: ['bearer', 'dpop', 'api_key'],
   connector_base_url: connectorUrl,
 });

@@ -3,10 +3,10 @@
 // What it shows a Connector team: rebuild the signature base from the request AS RECEIVED (raw target, raw
 // body bytes), verify the detached JWS with the Bank's published key, and spend the nonce only once the
 // signature verified, so a forged request cannot burn a nonce.
-import { timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { Request } from 'express';
 import { isNonce, parseTimestamp, withinWindow } from '../wire/freshness';
+import { sameSecret } from '../wire/secrets';
 import { JwsFormatError, parseDetached, verifyDetached } from '../wire/jws';
 import { SIGNED_HEADERS, signatureBase } from '../wire/signature-base';
 import { BankJwks } from './bank-jwks';
@@ -28,12 +28,6 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** With TLS on, the Bank's client certificate must name the Bank (CN = BANK_CLIENT_ID). */

@@ -14,3 +14,10 @@ export function secretMatches(secret: string, storedHash: string): boolean {
   const actual = createHash('sha256').update(secret, 'utf8').digest();
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
+
+/** Compares a presented secret (a Bearer token, an admin token) with the expected one in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

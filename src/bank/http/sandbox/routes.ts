@@ -1,17 +1,11 @@
 // Read-only inspection endpoints and the "poll now" trigger, behind ADMIN_TOKEN (or open in relaxed mode only).
-import { timingSafeEqual } from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { BankConfig } from '../../config';
 import { CallbackState, OrderQueries } from '../../application/order-queries';
 import { Order } from '../../domain/order';
 import { Poller } from '../../outbound/poller';
 import { ProblemError } from '../../../wire/problems';
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+import { sameSecret } from '../../../wire/secrets';
 
 export function requireAdmin(config: BankConfig) {
   return (req: Request, _res: Response, next: NextFunction) => {
