@@ -8,16 +8,12 @@
 //   none) before recording it: 200 applies the status, 202 means "awaiting a callback", and both PENDING and
 //   202 schedule reverse polling as the fallback;
 // - present the client certificate (mTLS) on reverse polling when one is configured.
-import http from 'node:http';
-import https from 'node:https';
+// The signing, the keep-alive agents and the token cache are the exchange's shared client (wire/signed-client).
 import { randomUUID } from 'node:crypto';
-import { newNonce } from '../wire/random-ids';
-import axios, { AxiosInstance } from 'axios';
 import type { Logger } from 'winston';
-import { Clock, toIsoSeconds } from '../wire/clock';
-import { signDetached } from '../wire/jws';
-import { Jwks, PublicJwk, SigningKey, signingKeyFromJwk } from '../wire/keys';
-import { SignedFlow, signatureBase } from '../wire/signature-base';
+import { Clock } from '../wire/clock';
+import { Jwks, PublicJwk, signingKeyFromJwk } from '../wire/keys';
+import { HttpAnswer, SignedClient, TlsMaterial, TokenCache } from '../wire/signed-client';
 import { ConnectorConfig } from './config';
 import { parseCreateAnswer } from './status-objects';
 import { ConnectorStatus, ConnectorStore } from './store';
@@ -27,12 +23,6 @@ export interface ConnectorCredentials {
   client_secret: string;
   api_key?: string;
   private_jwk: PublicJwk;
-}
-
-export interface TlsMaterial {
-  cert?: Buffer;
-  key?: Buffer;
-  ca?: Buffer;
 }
 
 export interface BankAnswer {
@@ -73,9 +63,8 @@ function retryAfterSeconds(value: unknown): number | null {
 }
 
 export class BankClient {
-  private readonly http: AxiosInstance;
-  private readonly signer: SigningKey;
-  private cachedToken: { value: string; expiresAt: number } | null = null;
+  private readonly client: SignedClient;
+  private readonly tokens: TokenCache;
 
   constructor(
     private readonly config: ConnectorConfig,
@@ -85,17 +74,11 @@ export class BankClient {
     private readonly logger: Logger,
     tls: TlsMaterial = {},
   ) {
-    this.signer = signingKeyFromJwk(credentials.private_jwk);
-    this.http = axios.create({
-      timeout: TIMEOUT_MS,
-      maxRedirects: 0,
-      responseType: 'text',
-      transformResponse: (data: unknown) => data,
-      validateStatus: () => true,
-      httpAgent: new http.Agent({ keepAlive: true }),
-      // The CA verifies the Bank's server certificate; cert and key are our client certificate (mTLS).
-      httpsAgent: new https.Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key }),
-    });
+    const signer = signingKeyFromJwk(credentials.private_jwk);
+    // The CA verifies the Bank's server certificate; cert and key are our client certificate (mTLS).
+    this.client = new SignedClient({ clientId: credentials.client_id, signer, clock, timeoutMs: TIMEOUT_MS, tls });
+    const tokenRequest = { tokenUrl: `${config.bankUrl}/oauth/token`, clientId: credentials.client_id, clientSecret: credentials.client_secret };
+    this.tokens = new TokenCache(this.client, tokenRequest, clock, TOKEN_REFRESH_MARGIN_MS);
   }
 
   get clientId(): string {
@@ -103,43 +86,16 @@ export class BankClient {
   }
 
   /** client_credentials with client_secret_basic, cached until shortly before expiry. */
-  async accessToken(): Promise<string> {
-    const now = this.clock.now();
-    if (this.cachedToken && this.cachedToken.expiresAt - TOKEN_REFRESH_MARGIN_MS > now) return this.cachedToken.value;
-    const basic = Buffer.from(`${encodeURIComponent(this.credentials.client_id)}:${encodeURIComponent(this.credentials.client_secret)}`).toString('base64');
-    const response = await this.http.post<string>(`${this.config.bankUrl}/oauth/token`, 'grant_type=client_credentials', {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-    });
-    if (response.status !== 200) throw new Error(`token request answered ${response.status}`);
-    const parsed = parseJson(response.data) as { access_token?: string; expires_in?: number } | null;
-    if (!parsed?.access_token) throw new Error('token response has no access_token');
-    this.cachedToken = { value: parsed.access_token, expiresAt: now + (parsed.expires_in ?? 300) * 1000 };
-    return parsed.access_token;
+  accessToken(): Promise<string> {
+    return this.tokens.token();
   }
 
-  /** Security headers of one signed call; a fresh timestamp and nonce every time. */
-  signedHeaders(flow: SignedFlow, method: string, target: string, body: string, extra: Record<string, string> = {}): Record<string, string> {
-    const headers: Record<string, string> = {
-      'x-client-id': this.credentials.client_id,
-      'x-timestamp': toIsoSeconds(this.clock.now()),
-      'x-nonce': newNonce(),
-      ...extra,
-    };
-    const base = signatureBase(flow, { method, target, headers, body });
-    headers['x-signature'] = signDetached(base, this.signer.privateKey, { alg: this.signer.alg, kid: this.signer.kid, typ: 'JOSE' });
-    return headers;
-  }
-
-  private async send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<BankAnswer> {
-    try {
-      const response = await this.http.request<string>({ method, url, headers, data: body });
-      if (response.status === 401) this.cachedToken = null;
-      const retryAfterS = retryAfterSeconds(response.headers['retry-after']);
-      return { httpStatus: response.status, body: parseJson(String(response.data ?? '')), retryAfterS, error: null };
-    } catch (error) {
-      const message = axios.isAxiosError(error) ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);
-      return { httpStatus: null, body: null, retryAfterS: null, error: message };
-    }
+  private async send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: string): Promise<BankAnswer> {
+    const answer: HttpAnswer = await this.client.send(method, url, headers, body);
+    if (answer.status === null) return { httpStatus: null, body: null, retryAfterS: null, error: answer.error };
+    // A 401 means the Bank no longer takes our token: fetch a new one next time.
+    if (answer.status === 401) this.tokens.clear();
+    return { httpStatus: answer.status, body: parseJson(answer.body), retryAfterS: retryAfterSeconds(answer.headers['retry-after']), error: null };
   }
 
   /** POST /payment-orders, then records the answer. Safe to call again for the same order (same idempotency key). */
@@ -149,7 +105,7 @@ export class BankClient {
     this.store.insertOrder(order, 'push', now);
     const body = JSON.stringify(order);
     const url = new URL(`${this.config.bankUrl}/payment-orders`);
-    const headers = this.signedHeaders('create', 'POST', url.pathname, body, {
+    const headers = this.client.signedHeaders('create', 'POST', url, body, {
       'x-request-id': randomUUID(),
       'x-idempotency-key': `create-${order.reference}`,
     });
@@ -159,7 +115,7 @@ export class BankClient {
       return { httpStatus: null, body: null, retryAfterS: null, error: `token: ${(error as Error).message}`, status: this.store.order(order.reference)?.status ?? null };
     }
     headers['content-type'] = 'application/json';
-    const answer = await this.send('POST', url.toString(), headers, body);
+    const answer = await this.send('POST', url, headers, body);
     return { ...answer, status: this.recordCreateAnswer(order.reference, answer) };
   }
 
@@ -196,26 +152,27 @@ export class BankClient {
   async pollStatus(reference: string): Promise<BankAnswer> {
     const url = new URL(`${this.config.bankStatusUrl}/payment-orders/${encodeURIComponent(reference)}/status`);
     // The signed @target-uri is the path exactly as it travels (a base URL may carry a path prefix).
-    const headers = this.signedHeaders('status', 'GET', url.pathname, '');
+    const headers = this.client.signedHeaders('status', 'GET', url, '');
     try {
       headers.authorization = `Bearer ${await this.accessToken()}`;
     } catch (error) {
       return { httpStatus: null, body: null, retryAfterS: null, error: `token: ${(error as Error).message}` };
     }
-    return this.send('GET', url.toString(), headers);
+    return this.send('GET', url, headers);
   }
 
   /** The Bank's published verification keys. */
   async fetchJwks(): Promise<Jwks> {
-    const response = await this.http.get<string>(this.config.bankJwksUrl);
-    if (response.status !== 200) throw new Error(`${this.config.bankJwksUrl} answered ${response.status}`);
-    const jwks = parseJson(response.data) as Jwks | null;
-    if (!jwks || !Array.isArray(jwks.keys)) throw new Error(`${this.config.bankJwksUrl} is not a JWKS`);
+    const url = this.config.bankJwksUrl;
+    const answer = await this.client.send('GET', url, {});
+    if (answer.status === null) throw new Error(answer.error ?? `${url} did not answer`);
+    if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}`);
+    const jwks = parseJson(answer.body) as Jwks | null;
+    if (!jwks || !Array.isArray(jwks.keys)) throw new Error(`${url} is not a JWKS`);
     return jwks;
   }
 
   close(): void {
-    (this.http.defaults.httpAgent as http.Agent).destroy();
-    (this.http.defaults.httpsAgent as https.Agent).destroy();
+    this.client.close();
   }
 }

@@ -2,14 +2,12 @@
 import fs from 'node:fs';
 import { BankConfig } from '../config';
 import { ClientRegistry, RegisteredClient } from '../security/client-registry';
+import { TlsMaterial } from '../../wire/signed-client';
 
 export type CallbackMode = 'unit' | 'batch' | 'auto';
 
-export interface ConnectorTls {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-}
+/** CA, client certificate and key toward a Connector's HTTPS server (the signed client's TLS material). */
+export type ConnectorTls = TlsMaterial;
 
 export interface ConnectorSettings {
   clientId: string;

@@ -1,0 +1,160 @@
+// The signed HTTP client each side calls the other with (profile sections 1, 2 and 4): one keep-alive agent per
+// scheme (the https one presents the mTLS client certificate and trusts the given CA), every request signed
+// with a detached JWS over the signature base with a fresh X-Timestamp and X-Nonce, and an OAuth
+// client_credentials token cached until shortly before it expires. Answers are never thrown: a request that
+// got no HTTP answer comes back with status null and the network error.
+import http from 'node:http';
+import https from 'node:https';
+import type { AxiosInstance } from 'axios';
+import { Clock } from './clock';
+import { signDetached } from './jws';
+import { SigningKey } from './keys';
+import { newNonce } from './random-ids';
+import { formatInstantSeconds } from './rfc3339';
+import { SignedFlow, signatureBase } from './signature-base';
+
+/** PEM material: `ca` verifies the server, `cert` and `key` are the client certificate (mTLS). */
+export interface TlsMaterial {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+export interface SignedClientOptions {
+  /** X-Client-Id of every signed request. */
+  clientId: string;
+  signer: SigningKey;
+  clock: Clock;
+  timeoutMs: number;
+  /** Sockets per origin (default: node's, unlimited). */
+  maxSockets?: number;
+  tls?: TlsMaterial;
+}
+
+export interface HttpAnswer {
+  /** null when no HTTP answer came back (network error, timeout). */
+  status: number | null;
+  headers: Readonly<Record<string, unknown>>;
+  /** The body as text, exactly as received ('' when none). */
+  body: string;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** axios is loaded on the first call: ~60 ms of startup that a side which never calls out does not need. */
+let axiosModule: typeof import('axios').default | null = null;
+function loadAxios(): typeof import('axios').default {
+  axiosModule ??= (require('axios') as typeof import('axios')).default;
+  return axiosModule;
+}
+
+/** The signed @target-uri: path and query exactly as they travel (a base URL may carry a path prefix). */
+export function requestTarget(url: URL): string {
+  return url.pathname + url.search;
+}
+
+export class SignedClient {
+  private instance: AxiosInstance | null = null;
+
+  constructor(private readonly options: SignedClientOptions) {}
+
+  /** No redirects, the body as text, every status an answer (the caller decides what it means). */
+  private get http(): AxiosInstance {
+    const { maxSockets, tls } = this.options;
+    const sockets = maxSockets === undefined ? {} : { maxSockets };
+    this.instance ??= loadAxios().create({
+      timeout: this.options.timeoutMs,
+      maxRedirects: 0,
+      responseType: 'text',
+      transformResponse: (data: unknown) => data,
+      validateStatus: () => true,
+      httpAgent: new http.Agent({ keepAlive: true, ...sockets }),
+      httpsAgent: new https.Agent({ keepAlive: true, ...sockets, ca: tls?.ca, cert: tls?.cert, key: tls?.key }),
+    });
+    return this.instance;
+  }
+
+  /**
+   * The security headers of one request: X-Client-Id, a fresh X-Timestamp and X-Nonce, then `extra` (the
+   * flow's X-Request-Id and X-Idempotency-Key), then X-Signature over the signature base of all of them.
+   */
+  signedHeaders(flow: SignedFlow, method: string, url: URL, body: Buffer | string, extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = {
+      'x-client-id': this.options.clientId,
+      'x-timestamp': formatInstantSeconds(this.options.clock.now()),
+      'x-nonce': newNonce(),
+      ...extra,
+    };
+    const base = signatureBase(flow, { method, target: requestTarget(url), headers, body });
+    const { signer } = this.options;
+    headers['x-signature'] = signDetached(base, signer.privateKey, { alg: signer.alg, kid: signer.kid, typ: 'JOSE' });
+    return headers;
+  }
+
+  /** Sends one request; never throws for a network error or any HTTP status. */
+  async send(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string): Promise<HttpAnswer> {
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    try {
+      const response = await this.http.request<string>({ method, url: url.toString(), headers, data: body });
+      return { status: response.status, headers: response.headers, body: String(response.data ?? ''), latencyMs: latency(), error: null };
+    } catch (error) {
+      const message = loadAxios().isAxiosError(error) ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);
+      return { status: null, headers: {}, body: '', latencyMs: latency(), error: message };
+    }
+  }
+
+  /** Closes the keep-alive sockets. */
+  close(): void {
+    if (!this.instance) return;
+    (this.instance.defaults.httpAgent as http.Agent).destroy();
+    (this.instance.defaults.httpsAgent as https.Agent).destroy();
+  }
+}
+
+export interface ClientCredentials {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** OAuth client_credentials with client_secret_basic, the token reused until `refreshMarginMs` before expiry. */
+export class TokenCache {
+  private cached: { value: string; expiresAt: number } | null = null;
+
+  constructor(
+    private readonly client: SignedClient,
+    private readonly credentials: ClientCredentials,
+    private readonly clock: Clock,
+    private readonly refreshMarginMs: number,
+  ) {}
+
+  /** A valid access token; throws an Error saying why none could be had. */
+  async token(): Promise<string> {
+    const now = this.clock.now();
+    if (this.cached && this.cached.expiresAt - this.refreshMarginMs > now) return this.cached.value;
+    const { tokenUrl, clientId, clientSecret } = this.credentials;
+    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
+    const answer = await this.client.send('POST', tokenUrl, { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` }, 'grant_type=client_credentials');
+    if (answer.status === null) throw new Error(`token request to ${tokenUrl} failed: ${answer.error}`);
+    if (answer.status !== 200) throw new Error(`token request to ${tokenUrl} answered ${answer.status}`);
+    const parsed = parseJson(answer.body) as { access_token?: string; expires_in?: number } | null;
+    if (!parsed?.access_token) throw new Error(`token response from ${tokenUrl} has no access_token`);
+    this.cached = { value: parsed.access_token, expiresAt: now + (parsed.expires_in ?? 300) * 1000 };
+    return parsed.access_token;
+  }
+
+  /** Forgets the token (the other side answered 401: it no longer accepts it). */
+  clear(): void {
+    this.cached = null;
+  }
+}
+
+/** JSON.parse that answers null instead of throwing (an answer that is not JSON is treated as empty). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
