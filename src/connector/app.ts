@@ -9,6 +9,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
 import { parseTimestamp } from '../wire/freshness';
+import { routeNotFound } from '../wire/http-edge';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
 import { Problem, problemHandler } from './problems';
@@ -177,9 +178,7 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
     );
   }
 
-  app.use((req: Request) => {
-    throw new Problem('route_not_found', `no endpoint ${req.method} ${req.path}`);
-  });
+  app.use(routeNotFound);
   app.use(problemHandler(logger));
   return app;
 }

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type express from 'express';
 import type { Logger } from 'winston';
 import { Clock, systemClock } from '../wire/clock';
+import { listen } from '../wire/http-edge';
 import { createLogger } from '../wire/logger';
 import { TlsMaterial } from '../wire/signed-client';
 import { buildConnectorApp } from './app';
@@ -106,11 +106,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
   const server = tls
     ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, app)
     : http.createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, config.port, config.host);
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
   if (options.startPoller !== false) reversePoller.start(Math.min(1000, Math.max(10, Math.floor(config.pollInitialMs / 2))));

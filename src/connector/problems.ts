@@ -3,7 +3,7 @@
 // machine-readable code the Bank can log, and a callback is either accepted (200) or rejected as a whole.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
-import { PROBLEM_TYPES } from '../wire/problems';
+import { PROBLEM_TYPES, ProblemError, Violation } from '../wire/problems';
 
 /** The Bank's codes (one vocabulary on both sides of the wire) plus the three only a Connector answers. */
 export const PROBLEMS = {
@@ -15,10 +15,8 @@ export const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS;
 
-export interface ProblemDetail {
-  path: string;
-  message: string;
-}
+/** One finding in a rejected body: a JSON pointer and what is wrong there. */
+export type ProblemDetail = Violation;
 
 export class Problem extends Error {
   readonly status: number;
@@ -29,11 +27,15 @@ export class Problem extends Error {
   }
 }
 
-/** Express error handler: renders a Problem (or anything else as a 500 without internals). */
+/**
+ * Express error handler: renders a Problem, or a ProblemError of the shared edge (wire/http-edge: unknown
+ * route), or anything else as a 500 without internals.
+ */
 export function problemHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     let problem: Problem;
     if (error instanceof Problem) problem = error;
+    else if (error instanceof ProblemError) problem = new Problem(error.code, error.detail, error.options.errors);
     else if ((error as { type?: string })?.type === 'entity.too.large') problem = new Problem('body_too_large', 'the body is too large');
     else {
       problem = new Problem('internal', 'the connector failed to process this request');

@@ -13,6 +13,7 @@ import { orderStatusHandler } from './status/handler';
 import { tokenHandler } from './token/handler';
 import { oauthErrorBody } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
+import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 
@@ -107,12 +108,6 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson) {
   };
 }
 
-function methodNotAllowed(allowed: string) {
-  return () => {
-    throw new ProblemError('method_not_allowed', `use ${allowed} on this endpoint`, { headers: { Allow: allowed } });
-  };
-}
-
 export function buildApp(deps: AppDeps): express.Express {
   const { services, logger } = deps;
   const specs = flowSpecs(services);
@@ -141,9 +136,7 @@ export function buildApp(deps: AppDeps): express.Express {
     return statusRoute(req, res, next);
   });
   deps.extraRoutes?.(app);
-  app.use((req: Request) => {
-    throw new ProblemError('route_not_found', `no endpoint ${req.method} ${req.path}`);
-  });
+  app.use(routeNotFound);
   app.use(renderProblem(logger));
   return app;
 }

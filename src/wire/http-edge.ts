@@ -1,0 +1,25 @@
+// The edge of both sides' HTTP servers: listening, and what no route answers still leaves as a problem
+// (profile section 5).
+import type { AddressInfo, Server } from 'node:net';
+import type { Request } from 'express';
+import { ProblemError } from './problems';
+
+/** The last route: anything no route matched is 404 route_not_found. */
+export function routeNotFound(req: Request): never {
+  throw new ProblemError('route_not_found', `no endpoint ${req.method} ${req.path}`);
+}
+
+/** For a known path with a method it does not serve: 405 method_not_allowed, with Allow. */
+export function methodNotAllowed(allowed: string): () => never {
+  return () => {
+    throw new ProblemError('method_not_allowed', `use ${allowed} on this endpoint`, { headers: { Allow: allowed } });
+  };
+}
+
+/** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
