@@ -8,8 +8,8 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
-import { parseTimestamp } from '../wire/freshness';
 import { routeNotFound } from '../wire/http-edge';
+import { parseInstant } from '../wire/rfc3339';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
 import { Problem, problemHandler } from './problems';
@@ -66,7 +66,7 @@ function pullQuery(req: Request): { status: string; limit: number; offset: strin
   const offset = query.get('offset');
   if (!status || !PULL_STATUSES.includes(status)) throw new Problem('query_invalid', `status is required, one of ${PULL_STATUSES.join(', ')}`);
   if (!limit || !/^[1-9][0-9]{0,8}$/.test(limit)) throw new Problem('query_invalid', 'limit is required, a whole number from 1');
-  const offsetMs = offset === null ? null : parseTimestamp(offset);
+  const offsetMs = parseInstant(offset);
   if (offset === null || offsetMs === null) throw new Problem('query_invalid', 'offset is required, an RFC 3339 UTC instant ending in Z');
   return { status, limit: Number(limit), offset, offsetMs };
 }
