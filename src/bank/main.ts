@@ -8,6 +8,7 @@ import type { Logger } from 'winston';
 import { createBank, loadClientDefinitions } from './bank';
 import { BankConfig, ConfigError, loadConfig } from './config';
 import { createLogger } from '../wire/logger';
+import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
 import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
@@ -54,25 +55,33 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number): void {
+/** The reverse-polling curl for one registered client (the demo fixture signs with its own credentials file). */
+function reversePollingCurl(files: PkiFiles, clientId: string, httpsPort: number): string {
+  const credentials = clientId === 'demo-connector' ? '' : `CREDENTIALS_FILE=<${clientId} credentials.json> `;
+  return (
+    `${credentials}node scripts/signed-headers.js GET /payment-orders/ORDER_REF/status | curl -sS -H @- ` +
+    `--cacert ${files.caCert} --cert ${files.clientCert(clientId)} --key ${files.clientKey(clientId)} ` +
+    `https://localhost:${httpsPort}/payment-orders/ORDER_REF/status`
+  );
+}
+
+/** Names the files of the clients actually registered, and a curl for one of them (demo-connector when present). */
+function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, clientIds: readonly string[]): void {
   if (!tls.pki) return;
   const files = tls.pki;
-  const statusUrl = `https://localhost:${httpsPort}/payment-orders/ORDER_REF/status`;
-  const curl =
-    `node scripts/signed-headers.js GET /payment-orders/ORDER_REF/status | curl -sS -H @- ` +
-    `--cacert ${files.caCert} --cert ${files.clientCert('demo-connector')} --key ${files.clientKey('demo-connector')} ${statusUrl}`;
+  const example = clientIds.includes('demo-connector') ? 'demo-connector' : clientIds[0];
+  const curl = example === undefined ? null : reversePollingCurl(files, example, httpsPort);
   logger.info('dev PKI ready', {
     pki_dir: files.dir,
     created: tls.created,
     ca: files.caCert,
-    demo_client_cert: files.clientCert('demo-connector'),
-    demo_client_key: files.clientKey('demo-connector'),
+    client_certs: Object.fromEntries(clientIds.map((id) => [id, { cert: files.clientCert(id), key: files.clientKey(id) }])),
     reverse_polling_curl: curl,
   });
-  if (process.stderr.isTTY) {
+  if (process.stderr.isTTY && curl) {
     process.stderr.write(
       `\nDev PKI in ${files.dir}${tls.created.length ? ` (created ${tls.created.length} certificates)` : ''}\n` +
-        `Reverse polling over mTLS with the demo client's certificate:\n  ${curl}\n` +
+        `Reverse polling over mTLS with ${example}'s certificate:\n  ${curl}\n` +
         `Without --cert/--key the same call answers 403 mtls_required.\n\n`,
     );
   }
@@ -82,7 +91,8 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
   ensureDataDir(config.dataDir);
-  const tls = await prepareTls(config, loadClientDefinitions(config).map((client) => client.client_id));
+  const clientIds = loadClientDefinitions(config).map((client) => client.client_id);
+  const tls = await prepareTls(config, clientIds);
   const bank = await createBank(config, { logger, connectorTls: tls.connector });
   const httpServer = http.createServer(bank.app);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
@@ -97,7 +107,7 @@ async function main(): Promise<void> {
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
   bank.outbound.start();
-  announcePki(logger, tls, httpsPort);
+  announcePki(logger, tls, httpsPort, clientIds);
   logger.info('sandbox bank listening', {
     http: `http://localhost:${port}`,
     https: `https://localhost:${httpsPort}`,

@@ -162,13 +162,15 @@ export class CallbackMessages {
       error,
       responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
     });
-    const now = this.clock.now();
+    // Dated by the attempt itself, not by the end of the pass: a slow neighbour in the same pass must not push
+    // this message's retry (or its delivery time) later.
+    const attemptEnd = startedAt + response.latencyMs;
     if (error === null) {
-      if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, now);
-      else this.outbox.markDelivered(callback.id, now);
+      if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, attemptEnd);
+      else this.outbox.markDelivered(callback.id, attemptEnd);
       return;
     }
-    const retryAt = nextAttemptAt(this.settings.retry, attempt, callback.createdAt, now, Math.random);
+    const retryAt = nextAttemptAt(this.settings.retry, attempt, callback.createdAt, attemptEnd, Math.random);
     if (retryAt === null) this.outbox.markDead(callback.id, error);
     else this.outbox.scheduleRetry(callback.id, retryAt, error);
   }

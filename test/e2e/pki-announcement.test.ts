@@ -1,0 +1,40 @@
+// Issue 2/7: the `dev PKI ready` line names the registered clients' certificate files, not the demo fixture's.
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/bank';
+import { kill, startChildBank } from '../helpers/child-bank';
+import { makeTestClient, writeClientsFile } from '../helpers/clients';
+
+interface Announcement {
+  client_certs: Record<string, { cert: string; key: string }>;
+  reverse_polling_curl: string | null;
+}
+
+async function announcementFor(clientsFile: string): Promise<Announcement> {
+  const dataDir = tempDir();
+  const bank = await startChildBank({ DATA_DIR: dataDir, CLIENTS_FILE: clientsFile });
+  try {
+    return JSON.parse(bank.logs.find((line) => line.includes('"dev PKI ready"')) as string) as Announcement;
+  } finally {
+    await kill(bank, 'SIGTERM');
+  }
+}
+
+describe('dev PKI announcement', () => {
+  it('without demo-connector, names the registered client files and a curl with its certificate', async () => {
+    const announcement = await announcementFor(writeClientsFile([makeTestClient('acme-connector')], { includeDemo: false }));
+    expect(Object.keys(announcement.client_certs)).toEqual(['acme-connector']);
+    const { cert, key } = announcement.client_certs['acme-connector'];
+    expect(path.basename(cert)).toBe('acme-connector.crt');
+    expect(fs.existsSync(cert) && fs.existsSync(key)).toBe(true);
+    expect(announcement.reverse_polling_curl).toContain(`--cert ${cert} --key ${key}`);
+    expect(announcement.reverse_polling_curl).toContain('CREDENTIALS_FILE=');
+    expect(JSON.stringify(announcement)).not.toContain('demo-connector');
+  });
+
+  it('with demo-connector among others, lists every client and keeps the demo curl', async () => {
+    const announcement = await announcementFor(writeClientsFile([makeTestClient('acme-connector')], { includeDemo: true }));
+    expect(Object.keys(announcement.client_certs).sort()).toEqual(['acme-connector', 'demo-connector']);
+    expect(announcement.reverse_polling_curl).toMatch(/^node scripts\/signed-headers\.js .* --cert \S+demo-connector\.crt/);
+  });
+});
