@@ -3,27 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { AddressInfo } from 'node:net';
 import type { Logger } from 'winston';
 import { createBank, loadClientDefinitions } from './bank';
-import { BankConfig, ConfigError, loadConfig } from './config';
+import { BankConfig, loadConfig } from './config';
 import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
 import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
-
-function readConfig(): BankConfig {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`sandbox-bank: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
+import { Running, runMain } from '../wire/run-main';
+import { listen } from '../wire/http-edge';
 
 /**
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
@@ -45,13 +34,6 @@ function answerParserErrors(server: http.Server): void {
       request_id: randomUUID(),
     });
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
-}
-
-function listen(server: http.Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }
 
@@ -87,8 +69,7 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, client
   }
 }
 
-async function main(): Promise<void> {
-  const config = readConfig();
+async function start(config: BankConfig): Promise<Running> {
   const logger = createLogger(config.logLevel);
   ensureDataDir(config.dataDir);
   const clientIds = loadClientDefinitions(config).map((client) => client.client_id);
@@ -116,23 +97,19 @@ async function main(): Promise<void> {
     kid: bank.signer.kid,
     clients: bank.registry.all().map((client) => client.id),
   });
-  const stop = async (signal: string) => {
-    logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
-    clearInterval(housekeeping);
-    for (const server of [httpServer, httpsServer]) {
-      server.close();
-      server.closeIdleConnections();
-    }
-    await bank.outbound.stop(config.shutdownTimeoutMs);
-    bank.close();
-    logger.info('stopped');
-    process.exit(0);
+  return {
+    logger,
+    async stop(signal) {
+      logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
+      clearInterval(housekeeping);
+      for (const server of [httpServer, httpsServer]) {
+        server.close();
+        server.closeIdleConnections();
+      }
+      await bank.outbound.stop(config.shutdownTimeoutMs);
+      bank.close();
+    },
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`sandbox-bank: failed to start: ${(error as Error)?.message ?? String(error)}\n`);
-  process.exit(1);
-});
+runMain('sandbox-bank', () => loadConfig(), start);
