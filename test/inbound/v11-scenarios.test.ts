@@ -130,6 +130,13 @@ describe('FAIL_ONCE:<scenario>', () => {
     expect(bank.book.find(demo.client_id, order.reference as string)?.status).toBe('SUCCESS');
     expect(statusEvents(order.reference as string)).toEqual([{ status: 'SUCCESS' }]);
   });
+
+  it('a create for a reference that is already an order (pulled) is 409 duplicate_reference at once, not a FAIL_ONCE failure', async () => {
+    const { reference, body } = withScenario('FAIL_ONCE:SUCCESS');
+    bank.pulledOrders.storePage(demo.client_id, [JSON.parse(body)], '2026-11-22T00:00:00Z');
+    expectProblem(await create(body, `idem-${newNonce()}`), 409, 'duplicate_reference');
+    expect(bank.db.prepare('SELECT COUNT(*) FROM create_failures WHERE reference = ?').pluck().get(reference)).toBe(0);
+  });
 });
 
 describe('POLL_429:<n>:<scenario>', () => {

@@ -37,6 +37,8 @@ export interface AttemptResult {
 export interface AttemptOutcome {
   callback: CallbackRow;
   startedAt: number;
+  /** When the answer (or the error) came back, on the Bank's clock. */
+  endedAt: number;
   response: AttemptResult;
 }
 
@@ -149,7 +151,7 @@ export class CallbackMessages {
     return made;
   }
 
-  private recordAttempt({ callback, startedAt, response }: AttemptOutcome): void {
+  private recordAttempt({ callback, startedAt, endedAt, response }: AttemptOutcome): void {
     const attempt = callback.attempts + 1;
     const error = attemptError(response);
     this.outbox.recordAttempt({
@@ -162,9 +164,9 @@ export class CallbackMessages {
       error,
       responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
     });
-    // Dated by the attempt itself, not by the end of the pass: a slow neighbour in the same pass must not push
+    // Dated by the attempt's own end, not by the end of the pass: a slow neighbour in the same pass must not push
     // this message's retry (or its delivery time) later.
-    const attemptEnd = startedAt + response.latencyMs;
+    const attemptEnd = endedAt;
     if (error === null) {
       if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, attemptEnd);
       else this.outbox.markDelivered(callback.id, attemptEnd);

@@ -64,9 +64,13 @@ export class OrderBook {
     });
   }
 
-  /** FAIL_ONCE: true for the first create of this client's reference, which then stores nothing but the memory of it. */
+  /**
+   * FAIL_ONCE: true for the first create of this client's reference, which then stores nothing but the memory of
+   * it. A reference that is already an order (pulled, say) is not failed: its create is a duplicate_reference.
+   */
   failsFirstCreate(clientId: string, payment: PaymentOrder, decision: Decision): boolean {
-    return planFor(decision.scenario).failFirstCreate && this.createFailures.recordFirst(clientId, payment.reference, this.clock.now());
+    if (!planFor(decision.scenario).failFirstCreate || this.orders.find(clientId, payment.reference)) return false;
+    return this.createFailures.recordFirst(clientId, payment.reference, this.clock.now());
   }
 
   /** A status poll: POLL_404 hides the order, POLL_429 throttles its first polls, else it settles if due. */

@@ -64,7 +64,8 @@ export class Dispatcher {
         const callback = due[next];
         next += 1;
         const startedAt = this.clock.now();
-        outcomes.push({ callback, startedAt, response: await this.send(connector, callback) });
+        const response = await this.send(connector, callback);
+        outcomes.push({ callback, startedAt, endedAt: this.clock.now(), response });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, worker));
