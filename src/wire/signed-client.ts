@@ -11,7 +11,7 @@ import { signDetached } from './jws';
 import { SigningKey } from './keys';
 import { newNonce } from './random-ids';
 import { formatInstantSeconds } from './rfc3339';
-import { SignedFlow, signatureBase } from './signature-base';
+import { contentDigest, SignedFlow, signatureBase } from './signature-base';
 
 /** PEM material: `ca` verifies the server, `cert` and `key` are the client certificate (mTLS). */
 export interface TlsMaterial {
@@ -76,7 +76,8 @@ export class SignedClient {
 
   /**
    * The security headers of one request: X-Client-Id, a fresh X-Timestamp and X-Nonce, then `extra` (the
-   * flow's X-Request-Id and X-Idempotency-Key), then X-Signature over the signature base of all of them.
+   * flow's X-Request-Id and X-Idempotency-Key), Content-Digest when there is a body, then X-Signature over the
+   * signature base of all of them.
    */
   signedHeaders(flow: SignedFlow, method: string, url: URL, body: Buffer | string, extra: Record<string, string> = {}): Record<string, string> {
     const headers: Record<string, string> = {
@@ -85,7 +86,10 @@ export class SignedClient {
       'x-nonce': newNonce(),
       ...extra,
     };
-    const base = signatureBase(flow, { method, target: requestTarget(url), headers, body });
+    const digest = contentDigest(body);
+    // Profile v1.1 section 1: a request with a body also carries RFC 9530 Content-Digest, for standard libraries.
+    if (body.length > 0) headers['content-digest'] = digest;
+    const base = signatureBase(flow, { method, target: requestTarget(url), headers, body, digest });
     const { signer } = this.options;
     headers['x-signature'] = signDetached(base, signer.privateKey, { alg: signer.alg, kid: signer.kid, typ: 'JOSE' });
     return headers;

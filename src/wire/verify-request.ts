@@ -6,12 +6,17 @@
 import type { KeyObject } from 'node:crypto';
 import { JwsAlg } from './algorithms';
 import { isNonce, parseTimestamp } from './freshness';
-import { JwsFormatError, parseDetached, ParsedDetachedJws, verifyDetached } from './jws';
-import { SIGNED_HEADERS, SignedFlow, signatureBase } from './signature-base';
+import { JwsFormatError, JwsRejection, parseDetached, ParsedDetachedJws, verifyDetached } from './jws';
+import { contentDigestMatches, SIGNED_HEADERS, SignedFlow, signatureBase } from './signature-base';
+
+/** Why a signature was refused (the `reason` of a signature_invalid problem, profile v1.1 section 5). */
+export type SignatureRejection = JwsRejection | 'kid_unknown' | 'digest_mismatch' | 'signature_mismatch';
 
 export interface VerifyFailure {
   code: 'header_missing' | 'header_invalid' | 'signature_missing' | 'signature_invalid';
   detail: string;
+  /** Set for signature_invalid. */
+  reason?: SignatureRejection;
 }
 
 /** The request as it arrived: `target` is the path and raw query exactly as sent, `body` the raw bytes. */
@@ -65,15 +70,22 @@ function parseSignature(value: string | undefined): ParsedDetachedJws | VerifyFa
   try {
     return parseDetached(value);
   } catch (error) {
-    if (error instanceof JwsFormatError) return { code: 'signature_invalid', detail: error.message };
+    if (error instanceof JwsFormatError) return { code: 'signature_invalid', detail: error.message, reason: error.reason };
     throw error;
   }
 }
 
+/** Profile v1.1 section 1: a Content-Digest header, when sent, must match the bytes received. */
+function digestFailure(request: IncomingRequest): VerifyFailure | null {
+  const sent = request.header('content-digest');
+  if (sent === undefined || contentDigestMatches(sent, request.body)) return null;
+  return { code: 'signature_invalid', detail: 'the Content-Digest header does not match the body received', reason: 'digest_mismatch' };
+}
+
 function verifyWith(parsed: ParsedDetachedJws, key: KeyObject | null, keyOwner: string, flow: SignedFlow, request: IncomingRequest): VerifyFailure | null {
-  if (!key) return { code: 'signature_invalid', detail: `kid "${parsed.header.kid}" is not a ${parsed.header.alg} key ${keyOwner}` };
+  if (!key) return { code: 'signature_invalid', detail: `kid "${parsed.header.kid}" is not a ${parsed.header.alg} key ${keyOwner}`, reason: 'kid_unknown' };
   if (!verifyDetached(parsed, incomingSignatureBase(flow, request), key)) {
-    return { code: 'signature_invalid', detail: 'the signature does not match the signature base of this request' };
+    return { code: 'signature_invalid', detail: 'the signature does not match the signature base of this request', reason: 'signature_mismatch' };
   }
   return null;
 }
@@ -85,14 +97,14 @@ function verifyWith(parsed: ParsedDetachedJws, key: KeyObject | null, keyOwner: 
 export function checkSignature(flow: SignedFlow, request: IncomingRequest, findKey: KeyLookup<KeyObject | null>, keyOwner: string): VerifyFailure | null {
   const parsed = parseSignature(request.header('x-signature'));
   if (isFailure(parsed)) return parsed;
-  return verifyWith(parsed, findKey(parsed.header.kid, parsed.header.alg), keyOwner, flow, request);
+  return digestFailure(request) ?? verifyWith(parsed, findKey(parsed.header.kid, parsed.header.alg), keyOwner, flow, request);
 }
 
 /** checkSignature with a key lookup that may have to fetch (a JWKS). */
 export async function checkSignatureAsync(flow: SignedFlow, request: IncomingRequest, findKey: KeyLookup<Promise<KeyObject | null>>, keyOwner: string): Promise<VerifyFailure | null> {
   const parsed = parseSignature(request.header('x-signature'));
   if (isFailure(parsed)) return parsed;
-  return verifyWith(parsed, await findKey(parsed.header.kid, parsed.header.alg), keyOwner, flow, request);
+  return digestFailure(request) ?? verifyWith(parsed, await findKey(parsed.header.kid, parsed.header.alg), keyOwner, flow, request);
 }
 
 /** How long a spent nonce must be remembered: the window past the later of its timestamp and now. */
