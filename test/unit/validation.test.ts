@@ -40,6 +40,10 @@ describe('businessViolations', () => {
     expect(businessViolations(order({ currency: 'USD' }))).toEqual([]);
   });
 
+  it('an initiated_at with a leap second (the schema format admits it; no instant holds it)', () => {
+    expect(businessViolations(order({ initiated_at: '2016-12-31T23:59:60Z' }))).toEqual([{ path: '/initiated_at', message: 'must be a representable instant (no leap second)' }]);
+  });
+
   it('a scenario that does not parse, with the parser message', () => {
     expect(businessViolations(order({ metadata: { sandbox_scenario: 'PENDING:5' } }))).toEqual([
       { path: '/metadata/sandbox_scenario', message: 'expected SUCCESS or FAILED:<reasonCode> in "PENDING:5"' },

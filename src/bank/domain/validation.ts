@@ -19,6 +19,8 @@ export function businessViolations(order: PaymentOrder): Violation[] {
     violations.push({ path: '/total_amount', message: `must equal the sum of the creditors' amounts` });
   }
   if (!ISO_4217.has(order.currency)) violations.push({ path: '/currency', message: 'must be an ISO 4217 alphabetic code' });
+  // The schema's date-time format admits a leap second (23:59:60), which no instant can hold.
+  if (Number.isNaN(Date.parse(order.initiated_at))) violations.push({ path: '/initiated_at', message: 'must be a representable instant (no leap second)' });
   const scenario = order.metadata?.[SCENARIO_METADATA_KEY];
   if (scenario !== undefined) {
     try {
