@@ -28,8 +28,10 @@ import { OrderRepository } from './store/orders';
 import { OutboxRepository } from './store/outbox';
 import { PollStateRepository } from './store/poll-state';
 import { createOutbound, Outbound } from './outbound/outbound';
+import { ConnectorDirectory } from './outbound/connector-directory';
 import { connectorSettings, ConnectorTls } from './outbound/connectors';
-import { sandboxRoutes } from './http/sandbox/routes';
+import { controlPlane } from './control';
+import { NO_EVENTS } from './application/events';
 
 export interface BankOptions {
   clock?: Clock;
@@ -97,9 +99,9 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const idempotency = new IdempotencyRepository(db);
   const orders = new OrderRepository(db);
   const outbox = new OutboxRepository(db);
-  const connectors = connectorSettings(config, registry, options.connectorTls);
-  const reporting = new Set(connectors.map((connector) => connector.clientId));
-  const outboxWriter = new OutboxWriter(outbox, clock, config.reportPending, reporting);
+  const identity = { bankClientId: config.bankClientId, signer, clock };
+  const connectors = new ConnectorDirectory(identity, config.connectorTimeoutMs, config.dispatchConcurrency, connectorSettings(config, registry, options.connectorTls));
+  const outboxWriter = new OutboxWriter(outbox, clock, config.reportPending, (clientId) => connectors.has(clientId));
   const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clock, rules);
   const createOrder = new CreateOrder(db, book, idempotency, config);
   const pulledOrders = new PulledOrders(book, new PollStateRepository(db), clock, logger);
@@ -121,11 +123,12 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     }
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
-  const outbound = createOutbound({ config, settings: connectors, book, outboxWriter, pulledOrders, messages, signer, clock, logger });
+  const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, signer, clock, logger });
   const app = buildApp({
     services, logger, book, createOrder, readiness,
     jwks: () => ({ keys: [signer.publicJwk] }),
-    extraRoutes: (router) => router.use('/sandbox', sandboxRoutes(config, new OrderQueries(orders, outbox), outbound.poller)),
+    extraRoutes: (router) =>
+      router.use('/sandbox', controlPlane({ config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: NO_EVENTS })),
   });
   const housekeeping = () => {
     const now = clock.now();

@@ -178,7 +178,7 @@ describe('callbacks: idempotency by key, final never changes, all-or-nothing bat
   /** Sends a callback with the Bank's own client: signed with the Bank's key, as the dispatcher does. */
   async function send(kind: 'unit' | 'batch', key: string, body: unknown) {
     const path = kind === 'unit' ? '/callbacks/orders/status' : '/callbacks/orders/status/batch';
-    const response = await pair.bank.outbound.connectors[0].postCallback(`${pair.connector.url}${path}`, key, Buffer.from(JSON.stringify(body)));
+    const response = await pair.bank.outbound.connectors.all()[0].postCallback(`${pair.connector.url}${path}`, key, Buffer.from(JSON.stringify(body)));
     return { status: response.status, body: JSON.parse(response.body || 'null') };
   }
 
@@ -214,7 +214,7 @@ describe('callbacks: idempotency by key, final never changes, all-or-nothing bat
     expect([unknown.status, unknown.body.code]).toEqual([404, 'order_not_found']);
     const invalid = await send('unit', 'k-f', { reference: order(), bank_reference: 'B', status: 'FAILED', processed_at: at() });
     expect([invalid.status, invalid.body.code, invalid.body.errors.map((error: { path: string }) => error.path)]).toEqual([400, 'body_invalid', ['/reasonCode', '/reasonMessage']]);
-    const raw = await pair.bank.outbound.connectors[0].postCallback(`${pair.connector.url}/callbacks/orders/status`, 'k-g', Buffer.from('{not json'));
+    const raw = await pair.bank.outbound.connectors.all()[0].postCallback(`${pair.connector.url}/callbacks/orders/status`, 'k-g', Buffer.from('{not json'));
     expect(raw.status).toBe(400);
     const headers = bankSignedHeaders(pair.bank.signer, 'callback', 'POST', '/callbacks/orders/status', '{}', clock);
     const response = await request(pair.connector.app).post('/callbacks/orders/status').set({ ...headers, 'content-type': 'text/plain' }).send('{}');

@@ -10,12 +10,12 @@ import { OutboxRepository } from '../store/outbox';
 export class OutboxWriter {
   private readonly queuedListeners: (() => void)[] = [];
 
-  /** `reportingClients`: the clients with a Connector to call back; nobody else gets messages. */
+  /** `reportsTo`: whether a client has a Connector to call back; nobody else gets messages. */
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly clock: Clock,
     private readonly reportPending: boolean,
-    private readonly reportingClients: ReadonlySet<string>,
+    private readonly reportsTo: (clientId: string) => boolean,
   ) {}
 
   /** Told after a message is queued (the dispatcher wakes up); runs inside the transaction, so keep it cheap. */
@@ -25,7 +25,7 @@ export class OutboxWriter {
 
   /** Queues the report of `change` for `order`, if the scenario and the settings ask for one. Call inside the change's transaction. */
   record(order: Order, change: StatusChange): void {
-    if (!this.reportingClients.has(order.clientId)) return;
+    if (!this.reportsTo(order.clientId)) return;
     const copies = reportCopies(order, change, this.reportPending);
     if (copies === 0) return;
     this.outbox.enqueue({

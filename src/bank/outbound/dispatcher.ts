@@ -5,6 +5,7 @@ import { attemptError, AttemptOutcome, CallbackMessages } from '../application/c
 import { Clock } from '../../wire/clock';
 import { CallbackRow } from '../store/outbox';
 import { ConnectorClient, ConnectorResponse } from './connector-client';
+import { ConnectorDirectory } from './connector-directory';
 
 export { BATCH_CALLBACK_PATH, UNIT_CALLBACK_PATH } from '../application/callback-messages';
 
@@ -19,7 +20,7 @@ export class Dispatcher {
 
   constructor(
     private readonly messages: CallbackMessages,
-    private readonly connectors: readonly ConnectorClient[],
+    private readonly connectors: ConnectorDirectory,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
@@ -28,7 +29,7 @@ export class Dispatcher {
   /** One build+deliver pass over every Connector; concurrent calls share the pass in progress. */
   runOnce(): Promise<number> {
     if (!this.cycle) {
-      this.cycle = Promise.all(this.connectors.map((connector) => this.runFor(connector)))
+      this.cycle = Promise.all(this.connectors.active().map((connector) => this.runFor(connector)))
         .then((counts) => counts.reduce((total, count) => total + count, 0))
         .finally(() => {
           this.cycle = null;

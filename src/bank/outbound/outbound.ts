@@ -9,16 +9,15 @@ import { PulledOrders } from '../application/pulled-orders';
 import { BankConfig } from '../config';
 import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
-import { ConnectorClient } from './connector-client';
-import { ConnectorSettings } from './connectors';
+import { ConnectorDirectory } from './connector-directory';
 import { Dispatcher } from './dispatcher';
 import { Poller } from './poller';
 import { SettlementScheduler } from './settlement';
 
 export interface OutboundDeps {
   config: BankConfig;
-  /** One per Connector to pull from or call back (connectorSettings: the registry, then the environment). */
-  settings: readonly ConnectorSettings[];
+  /** The Connectors to pull from and call back (changed at run time by the control plane). */
+  connectors: ConnectorDirectory;
   book: OrderBook;
   outboxWriter: OutboxWriter;
   pulledOrders: PulledOrders;
@@ -32,7 +31,7 @@ export interface Outbound {
   poller: Poller;
   dispatcher: Dispatcher;
   settlement: SettlementScheduler;
-  connectors: ConnectorClient[];
+  connectors: ConnectorDirectory;
   start(): void;
   /** Stops timers and new work at once (used when the store closes). */
   halt(): void;
@@ -41,10 +40,7 @@ export interface Outbound {
 
 export function createOutbound(deps: OutboundDeps): Outbound {
   const { config, book, clock, logger } = deps;
-  const identity = { bankClientId: config.bankClientId, signer: deps.signer, clock };
-  const connectors = deps.settings.map(
-    (settings) => new ConnectorClient(settings, identity, config.connectorTimeoutMs, config.dispatchConcurrency),
-  );
+  const { connectors } = deps;
   const dispatcher = new Dispatcher(deps.messages, connectors, clock, logger, {
     concurrency: config.dispatchConcurrency,
     allowPlainHttp: config.sandboxMode === 'relaxed',
@@ -76,19 +72,24 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
+  let started = false;
+  // The pull is scheduled once some Connector polls, at start or when one is registered later.
+  const ensurePollSchedule = () => {
+    if (!started || halted || pollTask || config.pollCron === 'off' || !connectors.all().some((connector) => connector.settings.poll)) return;
+    const cron = require('node-cron') as typeof import('node-cron');
+    pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
+  };
+  connectors.onChange(ensurePollSchedule);
 
   return {
     poller, dispatcher, settlement, connectors,
     start() {
+      started = true;
       settlement.start();
       dispatchTimer = setInterval(() => void pump(), config.dispatchIntervalMs);
-      if (config.pollCron !== 'off' && connectors.some((connector) => connector.settings.poll)) {
-        // Loaded only when a pull is scheduled.
-        const cron = require('node-cron') as typeof import('node-cron');
-        pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
-      }
+      ensurePollSchedule();
       logger.info('outbound started', {
-        connectors: connectors.map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),
+        connectors: connectors.all().map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),
         poll_cron: config.pollCron,
       });
     },
@@ -106,7 +107,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       if (dispatchTimer) clearInterval(dispatchTimer);
       const drained = dispatcher.stop();
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
-      for (const connector of connectors) connector.close();
+      connectors.close();
     },
   };
 }

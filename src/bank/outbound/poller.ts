@@ -5,6 +5,7 @@
 import type { Logger } from 'winston';
 import { PageOutcome, PulledOrders } from '../application/pulled-orders';
 import { ConnectorClient } from './connector-client';
+import { ConnectorDirectory } from './connector-directory';
 
 export interface PollReport {
   clientId: string;
@@ -27,7 +28,7 @@ export class Poller {
 
   constructor(
     private readonly pulled: PulledOrders,
-    private readonly connectors: readonly ConnectorClient[],
+    private readonly connectors: ConnectorDirectory,
     private readonly logger: Logger,
     private readonly startOffset: string,
   ) {}
@@ -35,7 +36,7 @@ export class Poller {
   /** One pull cycle over every polling Connector. Cycles never overlap: a call during a cycle joins it. */
   runCycle(): Promise<PollReport[]> {
     if (!this.cycle) {
-      const polling = this.connectors.filter((connector) => connector.settings.poll);
+      const polling = this.connectors.active().filter((connector) => connector.settings.poll);
       this.cycle = Promise.all(polling.map((connector) => this.pollConnector(connector))).finally(() => {
         this.cycle = null;
       });

@@ -5,6 +5,18 @@ import { Order } from '../domain/order';
 import { OrderStatus, StatusChange } from '../domain/order-state';
 
 
+/** The control plane's order filters (control-plane.md section 2); times in ms, `beforeRow` a cursor. */
+export interface OrderFilter {
+  clientId?: string;
+  status?: string;
+  reference?: string;
+  scenario?: string;
+  source?: string;
+  since?: number;
+  until?: number;
+  beforeRow?: number;
+}
+
 export interface HistoryEntry {
   from: OrderStatus | null;
   to: OrderStatus;
@@ -110,6 +122,26 @@ export class OrderRepository {
 
   findByReference(reference: string): Order[] {
     return this.db.prepare(`${SELECT} WHERE reference = ? ORDER BY client_id`).all(reference) as Order[];
+  }
+
+  /** Orders newest first (insertion order), filtered; each with its row number for the next cursor. */
+  search(filter: OrderFilter, limit: number): { row: number; order: Order }[] {
+    const conditions: [string, unknown][] = [
+      ['client_id = ?', filter.clientId],
+      ['status = ?', filter.status],
+      ['reference = ?', filter.reference],
+      ['scenario = ?', filter.scenario],
+      ['source = ?', filter.source],
+      ['created_at >= ?', filter.since],
+      ['created_at <= ?', filter.until],
+      ['rowid < ?', filter.beforeRow],
+    ];
+    const used = conditions.filter(([, value]) => value !== undefined);
+    const where = used.length > 0 ? `WHERE ${used.map(([condition]) => condition).join(' AND ')}` : '';
+    const rows = this.db
+      .prepare(`${SELECT.replace('SELECT ', 'SELECT rowid AS row, ')} ${where} ORDER BY rowid DESC LIMIT ?`)
+      .all(...used.map(([, value]) => value), limit) as (Order & { row: number })[];
+    return rows.map(({ row, ...order }) => ({ row, order }));
   }
 
   count(): number {

@@ -50,6 +50,7 @@ function callbackColumns(alias = ''): string {
     ${p}created_at AS createdAt, ${p}delivered_at AS deliveredAt, ${p}last_error AS lastError`;
 }
 const CALLBACK_COLUMNS = callbackColumns();
+const callbackColumnsWithoutBody = CALLBACK_COLUMNS.replace(/, body AS body/, '');
 
 export class OutboxRepository {
   private readonly enqueueStmt;
@@ -65,6 +66,9 @@ export class OutboxRepository {
   private readonly resendStmt;
   private readonly retryStmt;
   private readonly deadStmt;
+  private readonly attemptsOfStmt;
+  private readonly findStmt;
+  private readonly ofOrderStmt;
 
   constructor(readonly db: Db) {
     this.enqueueStmt = db.prepare(
@@ -100,6 +104,15 @@ export class OutboxRepository {
       `UPDATE callbacks SET attempts = attempts + 1, copies_left = copies_left - 1, next_attempt_at = ?, last_error = NULL WHERE id = ? AND state = 'pending'`,
     );
     this.retryStmt = db.prepare(`UPDATE callbacks SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND state = 'pending'`);
+    this.attemptsOfStmt = db.prepare(
+      `SELECT callback_id AS callbackId, attempt, started_at AS startedAt, url, status_code AS statusCode, latency_ms AS latencyMs,
+         error, response_body AS responseBody FROM callback_attempts WHERE callback_id = ? ORDER BY id`,
+    );
+    this.findStmt = db.prepare(`SELECT ${CALLBACK_COLUMNS} FROM callbacks WHERE id = ?`);
+    this.ofOrderStmt = db.prepare(
+      `SELECT ${callbackColumns('c').replace(/, c\.body AS body/, '')} FROM callbacks c
+       WHERE c.id IN (SELECT callback_id FROM status_events WHERE client_id = ? AND reference = ?) ORDER BY c.id`,
+    );
     this.deadStmt = db.prepare(`UPDATE callbacks SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 'pending'`);
   }
 
@@ -157,26 +170,28 @@ export class OutboxRepository {
     this.deadStmt.run(error, callbackId);
   }
 
-  listCallbacks(state: string | null, limit: number): Omit<CallbackRow, 'body'>[] {
-    const where = state ? 'WHERE state = ?' : '';
-    const rows = this.db
-      .prepare(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ${where} ORDER BY id DESC LIMIT ?`)
-      .all(...(state ? [state, limit] : [limit])) as CallbackRow[];
-    return rows.map(({ body, ...rest }) => ({ ...rest, body: body.toString('utf8') }) as unknown as CallbackRow);
+  /** Messages newest first, optionally by state and client, before a message id (cursor); bodies left out. */
+  listCallbacks(filter: { state: string | null; clientId: string | null; beforeId: number | null }, limit: number): Omit<CallbackRow, 'body'>[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.state) (where.push('state = ?'), args.push(filter.state));
+    if (filter.clientId) (where.push('client_id = ?'), args.push(filter.clientId));
+    if (filter.beforeId !== null) (where.push('id < ?'), args.push(filter.beforeId));
+    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    return this.db.prepare(`SELECT ${callbackColumnsWithoutBody} FROM callbacks ${clause} ORDER BY id DESC LIMIT ?`).all(...args, limit) as Omit<CallbackRow, 'body'>[];
   }
 
-  callbacksOfOrder(clientId: string, reference: string): (Omit<CallbackRow, 'body'> & { body: string; attemptLog: AttemptRow[] })[] {
-    const rows = this.db
-      .prepare(
-        `SELECT DISTINCT ${callbackColumns('c')} FROM callbacks c
-         JOIN status_events e ON e.callback_id = c.id WHERE e.client_id = ? AND e.reference = ? ORDER BY c.id`,
-      )
-      .all(clientId, reference) as CallbackRow[];
-    const attempts = this.db.prepare(
-      `SELECT callback_id AS callbackId, attempt, started_at AS startedAt, url, status_code AS statusCode, latency_ms AS latencyMs,
-         error, response_body AS responseBody FROM callback_attempts WHERE callback_id = ? ORDER BY id`,
-    );
-    return rows.map((row) => ({ ...row, body: row.body.toString('utf8'), attemptLog: attempts.all(row.id) as AttemptRow[] }));
+  attemptsOf(callbackId: number): AttemptRow[] {
+    return this.attemptsOfStmt.all(callbackId) as AttemptRow[];
+  }
+
+  find(callbackId: number): CallbackRow | undefined {
+    return this.findStmt.get(callbackId) as CallbackRow | undefined;
+  }
+
+  /** The messages that carried this order's reports, oldest first (bodies left out). */
+  callbacksOfOrder(clientId: string, reference: string): Omit<CallbackRow, 'body'>[] {
+    return this.ofOrderStmt.all(clientId, reference) as Omit<CallbackRow, 'body'>[];
   }
 
   eventsOfOrder(clientId: string, reference: string): StatusEventRow[] {

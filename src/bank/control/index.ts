@@ -1,0 +1,60 @@
+// The control plane under /sandbox (control-plane.md): how a person or a CI job steers the Bank. Each area is a
+// small module that adds its routes; every route calls the application layer's use cases, so nothing here
+// bypasses a transaction, the outbox or the journal.
+import express, { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'winston';
+import { ProblemError } from '../../wire/problems';
+import { EventSink } from '../application/events';
+import { OrderBook } from '../application/order-book';
+import { OrderQueries } from '../application/order-queries';
+import { BankConfig } from '../config';
+import { ConnectorDirectory } from '../outbound/connector-directory';
+import { Poller } from '../outbound/poller';
+import { requireAdmin } from './admin';
+import { ordersArea } from './orders';
+
+/** Everything the control-plane areas act through. */
+export interface ControlDeps {
+  config: BankConfig;
+  logger: Logger;
+  book: OrderBook;
+  queries: OrderQueries;
+  connectors: ConnectorDirectory;
+  poller: Poller;
+  events: EventSink;
+}
+
+/** One area of the control plane: adds its routes to the /sandbox router. */
+export type ControlArea = (router: express.Router, deps: ControlDeps) => void;
+
+const AREAS: readonly ControlArea[] = [ordersArea];
+
+const BODY_LIMIT = '256kb';
+
+/** A body is JSON or nothing: another media type is 415 before any handler runs. */
+function jsonOnly(req: Request, _res: Response, next: NextFunction): void {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !/^application\/json\s*(;.*)?$/i.test(req.headers['content-type'] ?? '')) {
+    throw new ProblemError('unsupported_media_type', 'a /sandbox request body must be application/json');
+  }
+  next();
+}
+
+function bodyProblems(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
+  const status = (error as { status?: number; type?: string })?.status;
+  if (status === 413) return next(new ProblemError('body_too_large', `a /sandbox request body is limited to ${BODY_LIMIT}`));
+  if (status === 400 && (error as { type?: string }).type?.startsWith('request')) return next(new ProblemError('body_malformed', 'the request body could not be read'));
+  // express decodes route params before any handler runs: a malformed %-escape names nothing.
+  if (error instanceof URIError) return next(new ProblemError('not_found', 'a path segment is not a valid percent-encoded string'));
+  next(error);
+}
+
+export function controlPlane(deps: ControlDeps): express.Router {
+  const router = express.Router();
+  router.use(requireAdmin(deps.config));
+  router.use(jsonOnly, express.raw({ type: () => true, limit: BODY_LIMIT }));
+  for (const area of AREAS) area(router, deps);
+  router.use(bodyProblems);
+  return router;
+}
