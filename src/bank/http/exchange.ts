@@ -45,7 +45,11 @@ export interface InboundServices {
   nonces: NonceRepository;
 }
 
-export type Step = (exchange: Exchange, services: InboundServices, spec: FlowSpec) => void;
+/**
+ * A pipeline step: throws a ProblemError to refuse. Synchronous, except that a step may answer a Promise when it
+ * must wait for I/O (the signature step, fetching a jwks_uri client's keys); the pipeline awaits only then.
+ */
+export type Step = (exchange: Exchange, services: InboundServices, spec: FlowSpec) => void | Promise<void>;
 
 export function requireClient(exchange: Exchange): RegisteredClient {
   if (!exchange.client) throw new Error('pipeline order: client step has not run');

@@ -71,7 +71,11 @@ export function flowRoute(
       res.locals.exchange = exchange;
       if (spec) TRANSPORT_STEP(exchange, services, spec);
       exchange.rawBody = await readRawBody(req, services.config.bodyLimitBytes);
-      if (spec) runSecuritySteps(exchange, services, spec);
+      if (spec) {
+        // Synchronous on the common path; a Promise only when a step waits (a jwks_uri client's key refetch).
+        const pending = runSecuritySteps(exchange, services, spec);
+        if (pending) await pending;
+      }
       sendResult(res, await handle(exchange));
     } catch (error) {
       next(error);

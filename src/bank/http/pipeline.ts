@@ -27,6 +27,10 @@ export const SECURITY_STEPS: readonly Step[] = [
   checkNonce,
 ];
 
-export function runSecuritySteps(exchange: Exchange, services: InboundServices, spec: FlowSpec): void {
-  for (const step of SECURITY_STEPS) step(exchange, services, spec);
+/** Runs the steps in order; synchronous unless a step answers a Promise, and then the rest run after it. */
+export function runSecuritySteps(exchange: Exchange, services: InboundServices, spec: FlowSpec, from = 0): void | Promise<void> {
+  for (let index = from; index < SECURITY_STEPS.length; index += 1) {
+    const pending = SECURITY_STEPS[index](exchange, services, spec);
+    if (pending) return pending.then(() => runSecuritySteps(exchange, services, spec, index + 1));
+  }
 }
