@@ -42,35 +42,52 @@ function readOptional(file: string | undefined): Buffer | undefined {
   return file ? fs.readFileSync(file) : undefined;
 }
 
-/** The client CONNECTOR_URL overrides: demo-connector when registered, else the first client. */
+/**
+ * The client CONNECTOR_URL overrides: demo-connector when registered, else the first client. A client changed
+ * through /sandbox/clients is not overridden: its stored definition is used as is (a PATCH that leaves the url
+ * alone keeps the overridden url it had, see application/client-registrations).
+ */
 export function overriddenClient(registry: ClientRegistry): RegisteredClient | undefined {
-  return registry.find('demo-connector') ?? registry.all()[0];
+  const target = registry.find('demo-connector') ?? registry.all().find((client) => client.origin.source === 'file');
+  return target && !target.origin.changedAtRuntime ? target : undefined;
+}
+
+/** The client's Connector base URL: CONNECTOR_URL for the overridden client, else its own (null: none). */
+export function connectorBaseUrl(config: BankConfig, client: RegisteredClient, overridden: boolean): string | null {
+  const baseUrl = overridden && config.connectorUrl ? config.connectorUrl : client.definition.connector_base_url;
+  return baseUrl ? baseUrl.replace(/\/+$/, '') : null;
+}
+
+/** One client's outgoing settings; null when it has no Connector to call. */
+export function connectorSettingsOf(config: BankConfig, client: RegisteredClient, overridden: boolean, defaultTls: ConnectorTls = {}): ConnectorSettings | null {
+  const baseUrl = connectorBaseUrl(config, client, overridden);
+  if (!baseUrl) return null;
+  const block = (client.definition.connector ?? {}) as ConnectorBlock;
+  return {
+    clientId: client.id,
+    baseUrl,
+    poll: block.poll ?? true,
+    pollStatus: block.poll_status ?? config.pollStatus,
+    pollLimit: block.poll_limit ?? config.pollLimit,
+    callbackMode: block.callback_mode ?? config.callbackMode,
+    staticToken: block.token ?? config.connectorToken,
+    tokenUrl: block.token_url ?? null,
+    tokenClientId: block.token_client_id ?? config.bankClientId,
+    tokenClientSecret: block.token_client_secret ?? null,
+    tls: {
+      ca: readOptional(block.ca_file) ?? defaultTls.ca,
+      cert: readOptional(block.cert_file) ?? defaultTls.cert,
+      key: readOptional(block.key_file) ?? defaultTls.key,
+    },
+  };
 }
 
 export function connectorSettings(config: BankConfig, registry: ClientRegistry, defaultTls: ConnectorTls = {}): ConnectorSettings[] {
   const overridden = overriddenClient(registry);
   const settings: ConnectorSettings[] = [];
   for (const client of registry.all()) {
-    const baseUrl = client === overridden && config.connectorUrl ? config.connectorUrl : client.definition.connector_base_url;
-    if (!baseUrl) continue;
-    const block = (client.definition.connector ?? {}) as ConnectorBlock;
-    settings.push({
-      clientId: client.id,
-      baseUrl: baseUrl.replace(/\/+$/, ''),
-      poll: block.poll ?? true,
-      pollStatus: block.poll_status ?? config.pollStatus,
-      pollLimit: block.poll_limit ?? config.pollLimit,
-      callbackMode: block.callback_mode ?? config.callbackMode,
-      staticToken: block.token ?? config.connectorToken,
-      tokenUrl: block.token_url ?? null,
-      tokenClientId: block.token_client_id ?? config.bankClientId,
-      tokenClientSecret: block.token_client_secret ?? null,
-      tls: {
-        ca: readOptional(block.ca_file) ?? defaultTls.ca,
-        cert: readOptional(block.cert_file) ?? defaultTls.cert,
-        key: readOptional(block.key_file) ?? defaultTls.key,
-      },
-    });
+    const one = connectorSettingsOf(config, client, client === overridden, defaultTls);
+    if (one) settings.push(one);
   }
   return settings;
 }

@@ -159,4 +159,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE nonces ADD COLUMN first_seen_at INTEGER;
     `,
   },
+  {
+    version: 4,
+    name: 'control plane: clients registered and changed at run time',
+    sql: `
+      -- definition: the definition in force. source: where the client came from (the clients file, or
+      -- POST /sandbox/clients). file_definition: the file's entry as last read at start (null for a client that is
+      -- not in the file). runtime_changed_at: the last change through /sandbox (null while the row follows the
+      -- file). A runtime change of a file client wins until the file's entry itself changes. deleted_at: a
+      -- tombstone; the client's orders stay.
+      ALTER TABLE clients ADD COLUMN source TEXT NOT NULL DEFAULT 'file' CHECK (source IN ('file', 'runtime'));
+      ALTER TABLE clients ADD COLUMN file_definition TEXT;
+      ALTER TABLE clients ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE clients ADD COLUMN runtime_changed_at INTEGER;
+      ALTER TABLE clients ADD COLUMN deleted_at INTEGER;
+      UPDATE clients SET file_definition = definition, created_at = updated_at;
+    `,
+  },
 ];
