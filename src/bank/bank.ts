@@ -8,6 +8,9 @@ import { OrderBook } from './application/order-book';
 import { OrderQueries } from './application/order-queries';
 import { OutboxWriter } from './application/outbox-writer';
 import { PulledOrders } from './application/pulled-orders';
+import { ClientClocks } from './application/clocks';
+import { ResetStore } from './application/reset';
+import { TestClocks } from './application/test-clocks';
 import { BankConfig } from './config';
 import { Clock, systemClock } from '../wire/clock';
 import { compileRules, Rule } from './domain/scenarios';
@@ -15,7 +18,11 @@ import { buildApp } from './http/app';
 import { InboundServices } from './http/exchange';
 import { createLogger } from '../wire/logger';
 import { loadJsonFile } from '../wire/schemas';
-import { ClientDefinition, ClientRegistry } from './security/client-registry';
+import { ClientDefinition, ClientRegistry, RemoteJwksFactory } from './security/client-registry';
+import { ClientCertificates, devPkiOf } from './security/client-certificates';
+import { RemoteJwks } from './security/remote-jwks';
+import { ClientRegistrations, putStoredClients } from './application/client-registrations';
+import { JwksFetcher } from './outbound/jwks-fetcher';
 import { generateSigningJwk, SigningKey, signingKeyFromJwk } from '../wire/keys';
 import { TokenService } from './security/tokens';
 import { BankKeyRepository } from './store/bank-keys';
@@ -23,7 +30,9 @@ import { ClientRepository } from './store/clients';
 import { Db, LATEST_MIGRATION, openBankDatabase, schemaVersion } from './store/db';
 import { IdempotencyRepository } from './store/idempotency';
 import { NonceRepository } from './store/nonces';
+import { ClientPauseRepository, TestClockRepository } from './store/client-controls';
 import { CreateFailureRepository } from './store/create-failures';
+import { ResetRepository } from './store/reset';
 import { OrderRepository } from './store/orders';
 import { OutboxRepository } from './store/outbox';
 import { PollStateRepository } from './store/poll-state';
@@ -32,12 +41,18 @@ import { ConnectorDirectory } from './outbound/connector-directory';
 import { connectorSettings, ConnectorTls } from './outbound/connectors';
 import { controlPlane } from './control';
 import { NO_EVENTS } from './application/events';
+import { EventLog } from './application/event-log';
+import { EventRepository } from './store/events';
+import { Journal } from './application/journal';
+import { JournalRepository } from './store/journal';
 
 export interface BankOptions {
   clock?: Clock;
   logger?: Logger;
   /** TLS material for callbacks to https:// Connectors (the dev PKI wires it). */
   connectorTls?: ConnectorTls;
+  /** Interval of the SSE heartbeat comment on /sandbox/events (default 15 s; tests shorten it). */
+  sseHeartbeatMs?: number;
 }
 
 export interface Bank {
@@ -52,6 +67,10 @@ export interface Bank {
   outbound: Outbound;
   clock: Clock;
   logger: Logger;
+  /** Live events (control plane section 6). */
+  events: EventLog;
+  /** The exchange journal (control plane section 4). */
+  journal: Journal;
   housekeeping(): void;
   close(): void;
 }
@@ -89,28 +108,43 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const clients = loadClientDefinitions(config);
-  const registry = new ClientRegistry(clients);
+  // A jwks_uri client's keys are fetched on first need, by the fetcher made once the Bank's key is loaded.
+  const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target) => jwksFetcher.fetch(target), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
+  const registry = new ClientRegistry(clients, remoteJwks);
   const rules = loadRules(config);
   const db = openBankDatabase(config.dataDir);
-  new ClientRepository(db).sync(clients, clock.now());
+  const eventLog = new EventLog(new EventRepository(db), clock, logger, { retention: config.eventsRetention, heartbeatMs: options.sseHeartbeatMs });
+  const journal = new Journal(
+    new JournalRepository(db),
+    clock,
+    { enabled: config.journal === 'on', bodyLimit: config.journalBodyLimit, maxEntries: config.journalMaxEntries, maxAgeS: config.journalMaxAgeS },
+    logger,
+  );
+  // The file, merged with the registrations and changes made at run time (store/clients.ts: precedence).
+  const clientRepository = new ClientRepository(db);
+  putStoredClients(registry, clientRepository.loadWithFile(clients, clock.now()), logger);
   const signer = await loadBankKey(new BankKeyRepository(db), clock, logger);
   const tokens = new TokenService(signer, clock, config.issuer, config.tokenAudience, config.tokenTtlS);
   const nonces = new NonceRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const orders = new OrderRepository(db);
   const outbox = new OutboxRepository(db);
-  const identity = { bankClientId: config.bankClientId, signer, clock };
+  const identity = { bankClientId: config.bankClientId, signer, clock, journal };
+  const jwksFetcher = new JwksFetcher({ bankClientId: config.bankClientId, signer, clock, timeoutMs: config.connectorTimeoutMs, tls: options.connectorTls ?? {}, allowPlainHttp: config.sandboxMode === 'relaxed' });
   const connectors = new ConnectorDirectory(identity, config.connectorTimeoutMs, config.dispatchConcurrency, connectorSettings(config, registry, options.connectorTls));
-  const outboxWriter = new OutboxWriter(outbox, clock, config.reportPending, (clientId) => connectors.has(clientId));
-  const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clock, rules);
-  const createOrder = new CreateOrder(db, book, idempotency, config);
+  const pauses = new ClientPauseRepository(db);
+  for (const clientId of pauses.paused()) connectors.setPaused(clientId, true);
+  const clocks = new ClientClocks(clock, new TestClockRepository(db));
+  const outboxWriter = new OutboxWriter(outbox, clocks, config.reportPending, (clientId) => connectors.has(clientId));
+  const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clocks, rules, eventLog);
+  const createOrder = new CreateOrder(db, book, idempotency, clocks, config);
   const pulledOrders = new PulledOrders(book, new PollStateRepository(db), clock, logger);
-  const messages = new CallbackMessages(db, outbox, clock, {
+  const messages = new CallbackMessages(db, outbox, clocks, {
     batchSize: config.batchSize,
     batchWindowMs: config.batchWindowMs,
     autoBatchThreshold: config.autoBatchThreshold,
     retry: { scheduleS: config.retryScheduleS, horizonS: config.retryHorizonS, jitter: 0.1 },
-  });
+  }, eventLog);
   const services: InboundServices = { config, clock, registry, tokens, nonces };
   const readiness = () => {
     const checks: Record<string, boolean | string | number> = { database: false, migrations: false, keys: Boolean(signer.kid) };
@@ -123,23 +157,37 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     }
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
-  const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, signer, clock, logger });
+  const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: eventLog });
+  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), NO_EVENTS);
   const app = buildApp({
-    services, logger, book, createOrder, readiness,
+    services, logger, book, createOrder, readiness, journal, events: eventLog,
     jwks: () => ({ keys: [signer.publicJwk] }),
     extraRoutes: (router) =>
-      router.use('/sandbox', controlPlane({ config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: NO_EVENTS })),
+      router.use('/sandbox', controlPlane({
+        config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: eventLog, eventLog, journal,
+        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks), registry,
+        clients: new ClientRegistrations({
+          config, registry, repository: clientRepository, connectors, connectorTls: options.connectorTls ?? {}, clock, logger,
+          certificates: new ClientCertificates({ pki: devPkiOf(config), bankClientId: config.bankClientId, serverNames: config.tlsServerNames }),
+          jwksUriRefusal: (url) => jwksFetcher.refusal(url),
+        }),
+      })),
   });
   const housekeeping = () => {
     const now = clock.now();
     const nonceCount = nonces.prune(now);
     const idemCount = idempotency.prune(now);
     if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
+    const journalCount = journal.prune();
+    if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
   };
   return {
-    config, app, db, book, pulledOrders, signer, registry, tokens, outbound, clock, logger, housekeeping,
+    config, app, db, book, pulledOrders, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal,
     close: () => {
       outbound.halt();
+      jwksFetcher.close();
+      if (db.open) journal.close();
+      eventLog.close();
       if (db.open) db.close();
     },
   };

@@ -52,6 +52,11 @@ export interface BankConfig {
   tlsKeyFile: string | null;
   tlsClientCertFile: string | null;
   tlsClientKeyFile: string | null;
+  eventsRetention: number;
+  journal: 'on' | 'off';
+  journalBodyLimit: number;
+  journalMaxEntries: number;
+  journalMaxAgeS: number;
 }
 
 function cronExpression(raw: string): string {
@@ -109,6 +114,11 @@ export const SETTINGS = [
   { key: 'tlsClientCertFile', env: 'TLS_CLIENT_CERT_FILE', default: null, doc: 'External client certificate (PEM) the Bank presents on callbacks (with an external CA).', parse: optionalText },
   { key: 'tlsClientKeyFile', env: 'TLS_CLIENT_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CLIENT_CERT_FILE.', parse: optionalText },
   { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM, how long to wait for in-flight deliveries.', parse: integer(0, 600_000) },
+  { key: 'eventsRetention', env: 'EVENTS_RETENTION', default: 10_000, doc: 'Live events kept for `Last-Event-ID` resumption of `GET /sandbox/events` (the newest this many).', parse: integer(1, 10_000_000) },
+  { key: 'journal', env: 'JOURNAL', default: 'on', doc: '`on` or `off`: record every exchange, in and out, in the journal (`/sandbox/journal`), secrets masked.', parse: oneOf('on', 'off') },
+  { key: 'journalBodyLimit', env: 'JOURNAL_BODY_LIMIT', default: 16_384, doc: 'Bytes of each request and response body the journal keeps; longer bodies are cut and marked `truncated`.', parse: integer(0, 16 * 1024 * 1024) },
+  { key: 'journalMaxEntries', env: 'JOURNAL_MAX_ENTRIES', default: 10_000, doc: 'Journal entries kept; the oldest go first.', parse: integer(1, 10_000_000) },
+  { key: 'journalMaxAgeS', env: 'JOURNAL_MAX_AGE_S', default: 86_400, doc: 'Journal entries older than this many seconds are pruned.', parse: integer(1, 365 * 86_400) },
 ] as const satisfies readonly SettingOf<BankConfig>[];
 
 export const DEFAULTS: BankConfig = defaultsOf<BankConfig>(SETTINGS);

@@ -31,10 +31,10 @@ interface ConnectorState {
   poll_schedule: { reference: string; attempts: number; stopped_reason: string | null }[];
 }
 
+/** GET /sandbox/orders/{client_id}/{reference} (control-plane.md section 2). */
 interface BankOrderView {
-  reference: string;
-  status: string;
-  callback_messages: { idempotencyKey: string; kind: string; state: string; attemptLog: { startedAt: number; statusCode: number | null; error: string | null }[] }[];
+  order: { reference: string; status: string };
+  messages: { idempotency_key: string; kind: string; state: string; attempts: { at: string; http_status: number | null; error: string | null }[] }[];
 }
 
 const ADMIN_TOKEN = `demo-admin-${randomBytes(8).toString('hex')}`;
@@ -113,7 +113,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       const state = (await request(`${connectorUrl}/state`, { tls })).json as ConnectorState;
       const views = new Map<string, BankOrderView>();
       for (const reference of [...pushes.map((push) => push.reference), ...fixture.map((order) => order.reference)]) {
-        const view = await request(`http://127.0.0.1:${bankHttp}/sandbox/orders/${reference}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        const view = await request(`http://127.0.0.1:${bankHttp}/sandbox/orders/demo-connector/${encodeURIComponent(reference)}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
         if (view.status === 200) views.set(reference, view.json as BankOrderView);
       }
       return { state, views };
@@ -147,15 +147,15 @@ function evaluate(pushes: DemoPush[], answers: Map<string, number | null>, fixtu
     let detail = `create ${answers.get(push.reference)}, connector ${statusOf(push.reference)} via ${last?.via ?? '-'}`;
     const view = views.get(push.reference);
     if (push.deliveries) {
-      const finals = (view?.callback_messages ?? []).filter((callback) => callback.idempotencyKey.endsWith(`-${push.final}`));
-      const delivered = finals.flatMap((callback) => callback.attemptLog.filter((attempt) => attempt.statusCode === 200));
+      const finals = (view?.messages ?? []).filter((message) => message.idempotency_key.endsWith(`-${push.final}`));
+      const delivered = finals.flatMap((message) => message.attempts.filter((attempt) => attempt.http_status === 200));
       ok &&= finals.length === 1 && delivered.length >= push.deliveries;
       detail += `; final delivered ${delivered.length}x under ${finals.length} key(s), applied once`;
     }
     if (push.via === 'reverse-poll') {
       const schedule = state.poll_schedule.find((entry) => entry.reference === push.reference);
-      ok &&= (schedule?.attempts ?? 0) >= 2 && (view?.callback_messages.length ?? 0) === 0;
-      detail += `; ${schedule?.attempts ?? 0} reverse polls, ${view?.callback_messages.length ?? 0} callbacks`;
+      ok &&= (schedule?.attempts ?? 0) >= 2 && (view?.messages.length ?? 0) === 0;
+      detail += `; ${schedule?.attempts ?? 0} reverse polls, ${view?.messages.length ?? 0} callbacks`;
     }
     checks.push({ name: `${push.flow} (${push.reference})`, ok, detail });
   }
@@ -167,8 +167,8 @@ function evaluate(pushes: DemoPush[], answers: Map<string, number | null>, fixtu
     ok: wrong.length === 0 && viaBatch > 0,
     detail: wrong.length ? `not yet: ${wrong.map((entry) => `${entry.order.reference} ${entry.actual}≠${entry.expected}`).join(', ')}` : `all final as the scenarios say; ${viaBatch} reported by batch callback`,
   });
-  const attempts = [...views.values()].flatMap((view) => view.callback_messages.flatMap((callback) => callback.attemptLog));
-  const refused = attempts.filter((attempt) => attempt.statusCode === 401 || attempt.statusCode === 403);
+  const attempts = [...views.values()].flatMap((view) => view.messages.flatMap((message) => message.attempts));
+  const refused = attempts.filter((attempt) => attempt.http_status === 401 || attempt.http_status === 403);
   checks.push({
     name: 'every callback JWS verified by the Connector against the Bank JWKS (mTLS both ways)',
     ok: attempts.length > 0 && refused.length === 0,
@@ -186,10 +186,10 @@ function timeline(started: number, pushes: DemoPush[], state: ConnectorState, vi
     rows.push({ at, text: `${entry.reference.padEnd(28)} ${(flowOf.get(entry.reference) ?? 'pull').padEnd(40)} connector: ${entry.status.padEnd(8)} via ${entry.via}` });
   }
   for (const [reference, view] of views) {
-    for (const callback of view.callback_messages) {
-      for (const attempt of callback.attemptLog) {
-        const verdict = attempt.statusCode === 200 ? 'JWS verified, accepted' : `refused: ${attempt.error ?? attempt.statusCode}`;
-        rows.push({ at: attempt.startedAt, text: `${reference.padEnd(28)} ${(flowOf.get(reference) ?? 'pull').padEnd(40)} bank: ${callback.kind} callback ${callback.idempotencyKey.slice(0, 36)} -> ${attempt.statusCode ?? '-'} (${verdict})` });
+    for (const message of view.messages) {
+      for (const attempt of message.attempts) {
+        const verdict = attempt.http_status === 200 ? 'JWS verified, accepted' : `refused: ${attempt.error ?? attempt.http_status}`;
+        rows.push({ at: Date.parse(attempt.at), text: `${reference.padEnd(28)} ${(flowOf.get(reference) ?? 'pull').padEnd(40)} bank: ${message.kind} callback ${message.idempotency_key.slice(0, 36)} -> ${attempt.http_status ?? '-'} (${verdict})` });
       }
     }
   }

@@ -29,6 +29,17 @@ export interface SignedClientOptions {
   /** Sockets per origin (default: node's, unlimited). */
   maxSockets?: number;
   tls?: TlsMaterial;
+  /** Told of every request sent and what came back (the Bank's journal); never fails a call. */
+  onExchange?: (exchange: SentExchange) => void;
+}
+
+/** One request as sent (headers as given, before the HTTP library adds its own) and its answer. */
+export interface SentExchange {
+  method: string;
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body?: Buffer | string;
+  answer: HttpAnswer;
 }
 
 export interface HttpAnswer {
@@ -97,6 +108,18 @@ export class SignedClient {
 
   /** Sends one request; never throws for a network error or any HTTP status. */
   async send(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string): Promise<HttpAnswer> {
+    const answer = await this.request(method, url, headers, body);
+    if (this.options.onExchange) {
+      try {
+        this.options.onExchange({ method, url: url.toString(), headers, body, answer });
+      } catch {
+        // an observer never changes what the call got
+      }
+    }
+    return answer;
+  }
+
+  private async request(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string): Promise<HttpAnswer> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {

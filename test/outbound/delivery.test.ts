@@ -79,8 +79,8 @@ describe('callback delivery', () => {
     }, 10_000, 'a dead callback');
     const dead = await request(bank.app).get('/sandbox/callbacks?state=dead');
     expect(dead.status).toBe(200);
-    expect(dead.body.callbacks).toHaveLength(1);
-    expect(dead.body.callbacks[0].last_error ?? dead.body.callbacks[0].lastError).toBe('HTTP 503');
+    expect(dead.body.data).toHaveLength(1);
+    expect(dead.body.data[0].last_error).toBe('HTTP 503');
   });
 
   it('records an invalid order in a page as rejected and keeps going', async () => {
@@ -165,15 +165,15 @@ describe('callback delivery', () => {
     expect(fake.statusesOf(silent.reference as string)).toEqual([]);
   });
 
-  it('shows an order with its history, callbacks and attempts on /sandbox/orders/{reference}', async () => {
+  it('shows an order with its history, callbacks and attempts on /sandbox/orders/{client_id}/{reference}', async () => {
     fake.orders = [connectorOrder('INSPECT-1', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:0:SUCCESS' } })];
     await bank.outbound.poller.runCycle();
     await drain(bank);
-    const response = await request(bank.app).get('/sandbox/orders/INSPECT-1');
+    const response = await request(bank.app).get('/sandbox/orders/demo-connector/INSPECT-1');
     expect(response.status).toBe(200);
-    expect(response.body.history.map((entry: { to: string }) => entry.to)).toEqual(['PENDING', 'SUCCESS']);
-    expect(response.body.callback_messages.length).toBeGreaterThanOrEqual(1);
-    expect(response.body.callback_messages[0].attemptLog[0]).toMatchObject({ statusCode: 200 });
+    expect(response.body.history.map((entry: { status: string }) => entry.status)).toEqual(['PENDING', 'SUCCESS']);
+    expect(response.body.messages.length).toBeGreaterThanOrEqual(1);
+    expect(response.body.messages[0].attempts[0]).toMatchObject({ http_status: 200 });
   });
 });
 
@@ -231,7 +231,7 @@ describe('strict mode', () => {
     expect(unauthorized.status).toBe(401);
     const listed = await request(bank.app).get('/sandbox/callbacks?state=pending').set('authorization', 'Bearer admin-secret-token');
     expect(listed.status).toBe(200);
-    expect(listed.body.callbacks).toHaveLength(1);
+    expect(listed.body.data).toHaveLength(1);
     await bank.outbound.stop(1000);
     bank.close();
     await fake.stop();

@@ -2,10 +2,11 @@
 // batch: key, URL and body bytes fixed once), each send is an attempt that is recorded, and retries follow the
 // schedule until a 200 or the horizon (then the message is dead). Sending itself is the dispatcher's job.
 import { randomUUID } from 'node:crypto';
-import { Clock } from '../../wire/clock';
 import { batchCallbackBody, nextAttemptAt, RetryPolicy, StatusReport, unitCallbackBody, unitIdempotencyKey } from '../domain/callbacks';
 import { Db } from '../store/db';
 import { CallbackRow, OutboxRepository, StatusEventRow } from '../store/outbox';
+import { EventSink, NO_EVENTS } from './events';
+import { ClientClocks } from './clocks';
 
 export const UNIT_CALLBACK_PATH = '/callbacks/orders/status';
 export const BATCH_CALLBACK_PATH = '/callbacks/orders/status/batch';
@@ -37,7 +38,7 @@ export interface AttemptResult {
 export interface AttemptOutcome {
   callback: CallbackRow;
   startedAt: number;
-  /** When the answer (or the error) came back, on the Bank's clock. */
+  /** When the answer (or the error) came back, on the client's clock. */
   endedAt: number;
   response: AttemptResult;
 }
@@ -71,15 +72,16 @@ export class CallbackMessages {
   constructor(
     private readonly db: Db,
     private readonly outbox: OutboxRepository,
-    private readonly clock: Clock,
+    private readonly clocks: ClientClocks,
     private readonly settings: MessageSettings,
+    private readonly events: EventSink = NO_EVENTS,
   ) {}
 
   /** Turns eligible queued reports into frozen messages, in one transaction. Returns how many messages it made. */
   freeze(target: CallbackTarget): number {
     const { clientId, callbackMode, baseUrl } = target;
     return this.db.transaction(() => {
-      const now = this.clock.now();
+      const now = this.clocks.now(clientId);
       const eligible = this.eligibleEvents(clientId);
       const duplicates = eligible.filter((event) => event.copies > 1);
       const singles = eligible.filter((event) => event.copies === 1);
@@ -94,9 +96,36 @@ export class CallbackMessages {
     })();
   }
 
+  /** Sends one message again, same bytes and key, with a new attempt record; false for an unknown id. */
+  redeliver(messageId: number): boolean {
+    const message = this.outbox.find(messageId);
+    return message !== undefined && this.outbox.redeliver(messageId, this.clocks.now(message.clientId));
+  }
+
+  /** Sends every message in `state` (dead, typically) again, of one client or all; returns their ids. */
+  redeliverAll(state: 'dead' | 'delivered' | 'pending', clientId: string | null): number[] {
+    return this.db.transaction(() => {
+      const ids = this.outbox.idsInState(state, clientId);
+      for (const id of ids) this.redeliver(id);
+      return ids;
+    })();
+  }
+
+  /**
+   * When this client's outgoing work is next due by its clock: a message's next attempt, or a queued report
+   * (at once, or when its partial batch's window closes). Null when nothing waits.
+   */
+  nextDueOf(clientId: string): number | null {
+    const attempt = this.outbox.nextAttemptOf(clientId);
+    const queuedAt = this.outbox.oldestQueuedOf(clientId);
+    const frozenBy = queuedAt === null ? null : queuedAt + this.settings.batchWindowMs;
+    const times = [attempt, frozenBy].filter((time): time is number => time !== null);
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
   /** Messages whose next attempt is due, oldest first. */
   due(clientId: string, limit: number): CallbackRow[] {
-    return this.outbox.due(clientId, this.clock.now(), limit);
+    return this.outbox.due(clientId, this.clocks.now(clientId), limit);
   }
 
   /**
@@ -164,16 +193,23 @@ export class CallbackMessages {
       error,
       responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
     });
+    const event = { client_id: callback.clientId, message_id: callback.id, idempotency_key: callback.idempotencyKey, http_status: response.status, error };
+    this.events.publish('callback.attempted', callback.clientId, { ...event, attempt });
     // Dated by the attempt's own end, not by the end of the pass: a slow neighbour in the same pass must not push
     // this message's retry (or its delivery time) later.
     const attemptEnd = endedAt;
     if (error === null) {
       if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, attemptEnd);
-      else this.outbox.markDelivered(callback.id, attemptEnd);
+      else {
+        this.outbox.markDelivered(callback.id, attemptEnd);
+        this.events.publish('callback.delivered', callback.clientId, event);
+      }
       return;
     }
     const retryAt = nextAttemptAt(this.settings.retry, attempt, callback.createdAt, attemptEnd, Math.random);
-    if (retryAt === null) this.outbox.markDead(callback.id, error);
-    else this.outbox.scheduleRetry(callback.id, retryAt, error);
+    if (retryAt === null) {
+      this.outbox.markDead(callback.id, error);
+      this.events.publish('callback.dead', callback.clientId, event);
+    } else this.outbox.scheduleRetry(callback.id, retryAt, error);
   }
 }

@@ -10,6 +10,7 @@ import { statusObject } from '../../wire/status-object';
 import { statusReportOf } from '../domain/order';
 import { Db } from '../store/db';
 import { IdempotencyRepository } from '../store/idempotency';
+import { ClientClocks } from './clocks';
 import { AcceptedOrder, OrderBook } from './order-book';
 import { parseOrder } from './order-validation';
 
@@ -17,7 +18,6 @@ export interface CreateRequest {
   clientId: string;
   idempotencyKey: string;
   rawBody: Buffer;
-  nowMs: number;
   log: Logger;
 }
 
@@ -56,6 +56,7 @@ export class CreateOrder {
     private readonly db: Db,
     private readonly book: OrderBook,
     private readonly idempotency: IdempotencyRepository,
+    private readonly clocks: ClientClocks,
     private readonly settings: CreateSettings,
   ) {
     this.retentionMs = settings.idempotencyRetentionS * 1000;
@@ -63,7 +64,9 @@ export class CreateOrder {
   }
 
   async execute(request: CreateRequest): Promise<CreateAnswer> {
-    const { clientId, idempotencyKey: key, nowMs } = request;
+    const { clientId, idempotencyKey: key } = request;
+    // Idempotency retention is business time: a client with a test clock keeps its records by that clock.
+    const nowMs = this.clocks.now(clientId);
     const fingerprint = bodyFingerprint(request.rawBody);
     const replay = this.storedAnswer(clientId, key, fingerprint, nowMs);
     if (replay) {

@@ -1,7 +1,6 @@
 // Accepts orders and moves them through the state machine. Every change is written with its history row and,
 // through the OutboxWriter, its outgoing message, in one SQLite transaction. Dedupe by reference happens here
 // and nowhere else: a push and a pull of the same reference make one order.
-import { Clock } from '../../wire/clock';
 import { PaymentOrder } from '../../wire/payment-order';
 import { randomHex } from '../../wire/random-ids';
 import { Order, OrderSource } from '../domain/order';
@@ -10,7 +9,9 @@ import { CompiledRule, Decision, decideScenario, formatScenario, planFor, Settle
 import { CreateFailureRepository } from '../store/create-failures';
 import { Db } from '../store/db';
 import { HistoryEntry, OrderRepository } from '../store/orders';
+import { ClientClocks } from './clocks';
 import { OutboxWriter } from './outbox-writer';
+import { EventSink, NO_EVENTS } from './events';
 
 export interface AcceptedOrder {
   order: Order;
@@ -19,6 +20,13 @@ export interface AcceptedOrder {
 
 /** What acceptNew did: stored a new order, or found the reference taken by an earlier one. */
 export type AcceptOutcome = ({ accepted: true } & AcceptedOrder) | { accepted: false; existing: Order };
+
+/** The control plane asked to settle an order that is already final (409 order_final). */
+export class OrderFinalError extends Error {
+  constructor(readonly order: Order) {
+    super(`order ${order.reference} of ${order.clientId} is already ${order.status}`);
+  }
+}
 
 /** What a status poll is answered (POLL_429 and POLL_404 scenarios aside, the order as it stands). */
 export type PollAnswer = { answer: 'status'; order: Order } | { answer: 'throttled' } | { answer: 'not_found' };
@@ -42,8 +50,9 @@ export class OrderBook {
     private readonly orders: OrderRepository,
     private readonly createFailures: CreateFailureRepository,
     private readonly outbox: OutboxWriter,
-    private readonly clock: Clock,
+    private readonly clocks: ClientClocks,
     private readonly rules: readonly CompiledRule[],
+    private readonly events: EventSink = NO_EVENTS,
   ) {}
 
   /** Runs `work` in one transaction; inside an open one it simply joins it (no savepoint on the hot path). */
@@ -70,7 +79,7 @@ export class OrderBook {
    */
   failsFirstCreate(clientId: string, payment: PaymentOrder, decision: Decision): boolean {
     if (!planFor(decision.scenario).failFirstCreate || this.orders.find(clientId, payment.reference)) return false;
-    return this.createFailures.recordFirst(clientId, payment.reference, this.clock.now());
+    return this.createFailures.recordFirst(clientId, payment.reference, this.clocks.now(clientId));
   }
 
   /** A status poll: POLL_404 hides the order, POLL_429 throttles its first polls, else it settles if due. */
@@ -82,7 +91,7 @@ export class OrderBook {
 
   /** Applies the deferred final status of a due PENDING order; returns the order as it now stands. */
   settleIfDue(order: Order): Order {
-    const now = this.clock.now();
+    const now = this.clocks.now(order.clientId);
     if (order.status !== 'PENDING' || order.settleAt === null || order.settleAt > now || order.finalStatus === null) return order;
     return this.inTransaction(() => {
       const current = this.orders.find(order.clientId, order.reference);
@@ -93,13 +102,51 @@ export class OrderBook {
     });
   }
 
-  /** Settles every due order, oldest first, in batches; returns how many changed. */
+  /**
+   * Settles a non-final order now, exactly as its scheduled settlement would (same outbox, same callback; a
+   * NO_CALLBACK order changes for reverse polling and stays silent). Throws OrderFinalError on a final order.
+   */
+  forceOutcome(clientId: string, reference: string, outcome: FinalOutcome, reasonMessage?: string): Order | undefined {
+    return this.inTransaction(() => {
+      const current = this.orders.find(clientId, reference);
+      if (!current) return undefined;
+      if (isFinal(current.status)) throw new OrderFinalError(current);
+      const change = transition(current.status, outcome, this.clocks.now(clientId));
+      if (reasonMessage !== undefined && change.to === 'FAILED') change.reasonMessage = reasonMessage;
+      return this.applyChange(current, change, 'outcome forced by the control plane');
+    });
+  }
+
+  /**
+   * Settles every due order on the Bank's clock, oldest first, in batches; returns how many changed. Clients with
+   * a test clock are left alone: their work runs only when their clock is advanced (settleDueOf).
+   */
   settleAllDue(batchSize = 500): number {
+    const clocked = this.clocks.clockedClients();
+    return this.settleBatches(() => this.orders.dueForSettlement(this.clocks.base.now(), batchSize, { exceptClients: clocked }), batchSize);
+  }
+
+  /** Settles one client's orders due by its own clock, oldest first (a test clock advance). */
+  settleDueOf(clientId: string, batchSize = 500): Order[] {
+    const settled: Order[] = [];
+    this.settleBatches(() => this.orders.dueForSettlement(this.clocks.now(clientId), batchSize, { onlyClient: clientId }), batchSize, settled);
+    return settled;
+  }
+
+  /** The earliest settle_at of a client's PENDING orders, if any (what a clock advance fires next). */
+  nextSettlementOf(clientId: string): number | null {
+    return this.orders.nextSettlementOf(clientId);
+  }
+
+  private settleBatches(nextBatch: () => Order[], batchSize: number, into: Order[] = []): number {
     let settled = 0;
     for (;;) {
-      const due = this.orders.dueForSettlement(this.clock.now(), batchSize);
+      const due = nextBatch();
       const before = settled;
-      for (const order of due) if (this.settleIfDue(order).status !== 'PENDING') settled += 1;
+      for (const order of due) {
+        const after = this.settleIfDue(order);
+        if (after.status !== 'PENDING') (settled += 1, into.push(after));
+      }
       if (due.length < batchSize || settled === before) return settled;
     }
   }
@@ -117,7 +164,7 @@ export class OrderBook {
   }
 
   private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision): AcceptedOrder {
-    const now = this.clock.now();
+    const now = this.clocks.now(clientId);
     const plan = planFor(decision.scenario);
     const change = transition(null, targetOf(plan.initial), now);
     const deferred: FinalOutcome | null = plan.deferred?.final ?? null;
@@ -148,6 +195,7 @@ export class OrderBook {
     };
     this.orders.insert(order, change, `accepted via ${source} (${decision.source}: ${order.scenario})`);
     this.outbox.record(order, change);
+    this.events.publish('order.created', clientId, { client_id: clientId, reference: order.reference, bank_reference: order.bankReference, status: order.status, from: null, source });
     return { order, plan };
   }
 
@@ -156,6 +204,7 @@ export class OrderBook {
     this.orders.applyChange(current.clientId, current.reference, change, cause);
     const updated = this.orders.find(current.clientId, current.reference) as Order;
     this.outbox.record(updated, change);
+    this.events.publish('order.status_changed', updated.clientId, { client_id: updated.clientId, reference: updated.reference, bank_reference: updated.bankReference, status: updated.status, from: current.status });
     return updated;
   }
 }

@@ -1,11 +1,11 @@
 // The transactional outbox, seen from where a status changes: the order book hands every change to record(),
 // inside the transaction that writes the order, so a status change and its outgoing message commit together
 // or not at all. Delivery (freezing messages, sending, retrying) is CallbackMessages' and the dispatcher's job.
-import { Clock } from '../../wire/clock';
 import { reportCopies } from '../domain/callbacks';
 import { Order } from '../domain/order';
 import { StatusChange } from '../domain/order-state';
 import { OutboxRepository } from '../store/outbox';
+import { ClientClocks } from './clocks';
 
 export class OutboxWriter {
   private readonly queuedListeners: (() => void)[] = [];
@@ -13,7 +13,7 @@ export class OutboxWriter {
   /** `reportsTo`: whether a client has a Connector to call back; nobody else gets messages. */
   constructor(
     private readonly outbox: OutboxRepository,
-    private readonly clock: Clock,
+    private readonly clocks: ClientClocks,
     private readonly reportPending: boolean,
     private readonly reportsTo: (clientId: string) => boolean,
   ) {}
@@ -37,7 +37,7 @@ export class OutboxWriter {
       reasonMessage: change.reasonMessage,
       processedAt: change.at,
       copies,
-      createdAt: this.clock.now(),
+      createdAt: this.clocks.now(order.clientId),
     });
     for (const listener of this.queuedListeners) listener();
   }

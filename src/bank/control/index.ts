@@ -4,14 +4,26 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
 import { ProblemError } from '../../wire/problems';
+import { CallbackMessages } from '../application/callback-messages';
 import { EventSink } from '../application/events';
+import { EventLog } from '../application/event-log';
+import { Journal } from '../application/journal';
+import { ResetStore } from '../application/reset';
+import { TestClocks } from '../application/test-clocks';
+import { ClientPauseRepository } from '../store/client-controls';
+import { ClientRegistry } from '../security/client-registry';
 import { OrderBook } from '../application/order-book';
 import { OrderQueries } from '../application/order-queries';
 import { BankConfig } from '../config';
 import { ConnectorDirectory } from '../outbound/connector-directory';
 import { Poller } from '../outbound/poller';
 import { requireAdmin } from './admin';
+import { clockArea } from './clock';
+import { clientsArea } from './clients';
+import { ClientRegistrations } from '../application/client-registrations';
 import { ordersArea } from './orders';
+import { eventsArea } from './events';
+import { journalArea } from './journal';
 
 /** Everything the control-plane areas act through. */
 export interface ControlDeps {
@@ -22,12 +34,25 @@ export interface ControlDeps {
   connectors: ConnectorDirectory;
   poller: Poller;
   events: EventSink;
+  /** The event log itself: the SSE stream and `wait` subscribe to it. */
+  eventLog: EventLog;
+  /** The exchange journal; `journalFor(clientId, reference)` lists what touched one order. */
+  journal: Journal;
+  messages: CallbackMessages;
+  testClocks: TestClocks;
+  /** Runs a dispatch pass soon (after a redelivery or a resume). */
+  wakeDispatcher: () => void;
+  pauses: ClientPauseRepository;
+  reset: ResetStore;
+  registry: ClientRegistry;
+  /** Clients at run time: register, change, delete (section 1). */
+  clients: ClientRegistrations;
 }
 
 /** One area of the control plane: adds its routes to the /sandbox router. */
 export type ControlArea = (router: express.Router, deps: ControlDeps) => void;
 
-const AREAS: readonly ControlArea[] = [ordersArea];
+const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea];
 
 const BODY_LIMIT = '256kb';
 

@@ -14,6 +14,9 @@ import { tokenHandler } from './token/handler';
 import { oauthErrorBody } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
 import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
+import { EventSink } from '../application/events';
+import { Journal } from '../application/journal';
+import { journalRecorder } from './journal';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 
@@ -26,6 +29,10 @@ export interface AppDeps {
   readiness: ReadinessProbe;
   /** Extra routers mounted before the 404 fallback (sandbox endpoints). */
   extraRoutes?: (app: express.Express) => void;
+  /** Records every exchange (control-plane.md section 4). */
+  journal?: Journal;
+  /** Hears of every refusal (`request.refused`). */
+  events?: EventSink;
 }
 
 export function flowSpecs(services: InboundServices): { create: FlowSpec; status: FlowSpec } {
@@ -85,7 +92,18 @@ const problemJson: ProblemFormat = (problem, req, requestId) => ({
 
 const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId) });
 
-function renderProblem(logger: Logger, format: ProblemFormat = problemJson) {
+/** `request.refused` for the live events: the code, and the ids to find the exchange in the journal. */
+function publishRefusal(events: EventSink | undefined, problem: ProblemError, req: Request, res: Response, requestId: string): void {
+  if (!events) return;
+  const exchange = res.locals.exchange as Exchange | undefined;
+  const claimed = req.headers['x-client-id'];
+  const clientId = exchange?.client?.id ?? (typeof claimed === 'string' ? claimed : null);
+  const data: Record<string, unknown> = { code: problem.code, method: req.method, path: req.originalUrl.split('?')[0], request_id: requestId };
+  if (typeof res.locals.journalId === 'number') data.journal_id = res.locals.journalId;
+  events.publish('request.refused', clientId, data);
+}
+
+function renderProblem(logger: Logger, format: ProblemFormat = problemJson, events?: EventSink) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = (res.locals.requestId as string | undefined) ?? requestIdOf(req);
     let problem: ProblemError;
@@ -97,6 +115,7 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson) {
       logger.error('unhandled error', { request_id: requestId, error: (error as Error)?.stack ?? String(error) });
     }
     res.locals.problemCode = problem.code;
+    publishRefusal(events, problem, req, res, requestId);
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
     const { contentType, body, challenge } = format(problem, req, requestId);
@@ -115,6 +134,7 @@ export function buildApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(accessLog(logger));
+  if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
   healthRoutes(app, deps.readiness);
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
@@ -122,7 +142,7 @@ export function buildApp(deps: AppDeps): express.Express {
   });
   app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
   app.all('/oauth/token', methodNotAllowed('POST'));
-  app.use('/oauth/token', renderProblem(logger, oauthJson));
+  app.use('/oauth/token', renderProblem(logger, oauthJson, deps.events));
   app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler(deps.createOrder)));
   app.all('/payment-orders', methodNotAllowed('POST'));
   // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
@@ -137,6 +157,6 @@ export function buildApp(deps: AppDeps): express.Express {
   });
   deps.extraRoutes?.(app);
   app.use(routeNotFound);
-  app.use(renderProblem(logger));
+  app.use(renderProblem(logger, problemJson, deps.events));
   return app;
 }

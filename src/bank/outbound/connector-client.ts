@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
-import { SignedClient, TokenCache } from '../../wire/signed-client';
+import { SentExchange, SignedClient, TokenCache } from '../../wire/signed-client';
 import { SignedFlow } from '../../wire/signature-base';
 import { ConnectorSettings } from './connectors';
 
@@ -18,6 +18,8 @@ export interface OutboundIdentity {
   bankClientId: string;
   signer: SigningKey;
   clock: Clock;
+  /** The journal: gives each Connector's client the observer that records its calls (pull, callback, token). */
+  journal?: { outgoingRecorder(clientId: string): (exchange: SentExchange) => void };
 }
 
 const TOKEN_REFRESH_MARGIN_MS = 30_000;
@@ -32,7 +34,8 @@ export class ConnectorClient {
     timeoutMs: number,
     maxSockets: number,
   ) {
-    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxSockets, tls: settings.tls });
+    const onExchange = identity.journal?.outgoingRecorder(settings.clientId);
+    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxSockets, tls: settings.tls, onExchange });
     this.tokens = settings.tokenUrl
       ? new TokenCache(this.client, { tokenUrl: settings.tokenUrl, clientId: settings.tokenClientId ?? '', clientSecret: settings.tokenClientSecret ?? '' }, identity.clock, TOKEN_REFRESH_MARGIN_MS)
       : null;

@@ -2,7 +2,7 @@
 // attempts (with their retry schedule) are the application's CallbackMessages; this is the network half.
 import type { Logger } from 'winston';
 import { attemptError, AttemptOutcome, CallbackMessages } from '../application/callback-messages';
-import { Clock } from '../../wire/clock';
+import { ClientClocks } from '../application/clocks';
 import { CallbackRow } from '../store/outbox';
 import { ConnectorClient, ConnectorResponse } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
@@ -21,7 +21,7 @@ export class Dispatcher {
   constructor(
     private readonly messages: CallbackMessages,
     private readonly connectors: ConnectorDirectory,
-    private readonly clock: Clock,
+    private readonly clocks: ClientClocks,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions,
   ) {}
@@ -29,7 +29,7 @@ export class Dispatcher {
   /** One build+deliver pass over every Connector; concurrent calls share the pass in progress. */
   runOnce(): Promise<number> {
     if (!this.cycle) {
-      this.cycle = Promise.all(this.connectors.active().map((connector) => this.runFor(connector)))
+      this.cycle = Promise.all(this.wallClockConnectors().map((connector) => this.runFor(connector)))
         .then((counts) => counts.reduce((total, count) => total + count, 0))
         .finally(() => {
           this.cycle = null;
@@ -49,6 +49,27 @@ export class Dispatcher {
     await this.cycle;
   }
 
+  /** Clients with a test clock are served only by their clock's advance (deliverFor), never by the interval. */
+  private wallClockConnectors(): ConnectorClient[] {
+    return this.connectors.active().filter((connector) => !this.clocks.isClocked(connector.settings.clientId));
+  }
+
+  /**
+   * Freezes and sends everything due for one client by its own clock, pass after pass until nothing is due
+   * (a test clock advance); a paused client's messages wait. Returns how many attempts were made.
+   */
+  async deliverFor(clientId: string, maxPasses = 1000): Promise<number> {
+    const connector = this.connectors.get(clientId);
+    if (!connector || this.connectors.isPaused(clientId)) return 0;
+    let attempts = 0;
+    for (let pass = 0; pass < maxPasses && !this.stopped; pass += 1) {
+      const made = await this.runFor(connector);
+      if (made === 0) break;
+      attempts += made;
+    }
+    return attempts;
+  }
+
   private async runFor(connector: ConnectorClient): Promise<number> {
     if (this.stopped) return 0;
     this.messages.freeze(connector.settings);
@@ -64,9 +85,9 @@ export class Dispatcher {
       while (next < due.length && !this.stopped) {
         const callback = due[next];
         next += 1;
-        const startedAt = this.clock.now();
+        const startedAt = this.clocks.now(callback.clientId);
         const response = await this.send(connector, callback);
-        outcomes.push({ callback, startedAt, endedAt: this.clock.now(), response });
+        outcomes.push({ callback, startedAt, endedAt: this.clocks.now(callback.clientId), response });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, worker));

@@ -3,12 +3,12 @@
 import type { ScheduledTask } from 'node-cron';
 import type { Logger } from 'winston';
 import { CallbackMessages } from '../application/callback-messages';
+import { EventSink } from '../application/events';
 import { OrderBook } from '../application/order-book';
 import { OutboxWriter } from '../application/outbox-writer';
 import { PulledOrders } from '../application/pulled-orders';
 import { BankConfig } from '../config';
-import { Clock } from '../../wire/clock';
-import { SigningKey } from '../../wire/keys';
+import { ClientClocks } from '../application/clocks';
 import { ConnectorDirectory } from './connector-directory';
 import { Dispatcher } from './dispatcher';
 import { Poller } from './poller';
@@ -22,9 +22,10 @@ export interface OutboundDeps {
   outboxWriter: OutboxWriter;
   pulledOrders: PulledOrders;
   messages: CallbackMessages;
-  signer: SigningKey;
-  clock: Clock;
+  clocks: ClientClocks;
   logger: Logger;
+  /** Where the poller publishes `poll.completed`. */
+  events?: EventSink;
 }
 
 export interface Outbound {
@@ -32,6 +33,8 @@ export interface Outbound {
   dispatcher: Dispatcher;
   settlement: SettlementScheduler;
   connectors: ConnectorDirectory;
+  /** Runs a dispatch pass soon (after a redelivery, a resume). */
+  wake(): void;
   start(): void;
   /** Stops timers and new work at once (used when the store closes). */
   halt(): void;
@@ -39,9 +42,9 @@ export interface Outbound {
 }
 
 export function createOutbound(deps: OutboundDeps): Outbound {
-  const { config, book, clock, logger } = deps;
+  const { config, book, clocks, logger } = deps;
   const { connectors } = deps;
-  const dispatcher = new Dispatcher(deps.messages, connectors, clock, logger, {
+  const dispatcher = new Dispatcher(deps.messages, connectors, clocks, logger, {
     concurrency: config.dispatchConcurrency,
     allowPlainHttp: config.sandboxMode === 'relaxed',
   });
@@ -68,7 +71,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
 
   deps.outboxWriter.onQueued(wake);
 
-  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset);
+  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events);
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
@@ -82,7 +85,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   connectors.onChange(ensurePollSchedule);
 
   return {
-    poller, dispatcher, settlement, connectors,
+    poller, dispatcher, settlement, connectors, wake,
     start() {
       started = true;
       settlement.start();

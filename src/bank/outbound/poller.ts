@@ -3,6 +3,7 @@
 // full page makes no progress (more orders share one instant than fit in a page), the next request asks for a
 // larger limit instead of stalling or skipping.
 import type { Logger } from 'winston';
+import { EventSink, NO_EVENTS } from '../application/events';
 import { PageOutcome, PulledOrders } from '../application/pulled-orders';
 import { ConnectorClient } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
@@ -31,6 +32,7 @@ export class Poller {
     private readonly connectors: ConnectorDirectory,
     private readonly logger: Logger,
     private readonly startOffset: string,
+    private readonly events: EventSink = NO_EVENTS,
   ) {}
 
   /** One pull cycle over every polling Connector. Cycles never overlap: a call during a cycle joins it. */
@@ -44,7 +46,15 @@ export class Poller {
     return this.cycle;
   }
 
+  /** One Connector's pull, page after page; `poll.completed` tells the live events what it got. */
   async pollConnector(connector: ConnectorClient): Promise<PollReport> {
+    const report = await this.pullPages(connector);
+    const { clientId, pages, accepted, duplicates, rejected, cursor, outcome, error } = report;
+    this.events.publish('poll.completed', clientId, { client_id: clientId, pages, accepted, duplicates, rejected, cursor, outcome, error: error ?? null });
+    return report;
+  }
+
+  private async pullPages(connector: ConnectorClient): Promise<PollReport> {
     const { clientId, pollStatus, pollLimit } = connector.settings;
     const report: PollReport = { clientId, pages: 0, accepted: 0, duplicates: 0, rejected: 0, cursor: this.pulled.cursor(clientId) ?? this.startOffset, outcome: 'ok' };
     let limit = pollLimit;

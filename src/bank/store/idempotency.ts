@@ -16,6 +16,7 @@ export class IdempotencyRepository {
   private readonly reserveStmt;
   private readonly completeStmt;
   private readonly pruneStmt;
+  private readonly pruneClientStmt;
 
   constructor(db: Db) {
     this.findStmt = db.prepare(
@@ -31,7 +32,9 @@ export class IdempotencyRepository {
       `UPDATE idempotency_records SET state = 'done', status_code = ?, body = ?, locked_until = NULL
        WHERE client_id = ? AND idem_key = ? AND state = 'in_progress'`,
     );
-    this.pruneStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ?');
+    // Records of a client with a test clock expire by that clock (pruneClient), not by the Bank's.
+    this.pruneStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id NOT IN (SELECT client_id FROM test_clocks)');
+    this.pruneClientStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id = ?');
   }
 
   /** The live record, ignoring (and removing) an expired one or an abandoned reservation. */
@@ -56,6 +59,10 @@ export class IdempotencyRepository {
 
   release(clientId: string, key: string): void {
     this.deleteStmt.run(clientId, key);
+  }
+
+  pruneClient(clientId: string, nowMs: number): number {
+    return this.pruneClientStmt.run(nowMs, clientId).changes;
   }
 
   prune(nowMs: number): number {

@@ -176,4 +176,58 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE clients SET file_definition = definition, created_at = updated_at;
     `,
   },
+  {
+    version: 5,
+    name: 'control plane: live events and the request journal',
+    sql: `
+      -- Live events (control-plane.md section 6): bounded to the newest EVENTS_RETENTION rows.
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        client_id TEXT,
+        data TEXT NOT NULL
+      );
+      -- The journal (section 4): every exchange, secrets masked; bounded by count and age.
+      CREATE TABLE journal (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        direction TEXT NOT NULL CHECK (direction IN ('in', 'out')),
+        client_id TEXT,
+        method TEXT NOT NULL,
+        url TEXT NOT NULL,
+        path TEXT NOT NULL,
+        status INTEGER,
+        code TEXT,
+        latency_ms REAL NOT NULL,
+        request_id TEXT,
+        detail TEXT NOT NULL
+      );
+      CREATE INDEX journal_at ON journal (at);
+      CREATE INDEX journal_by_client ON journal (client_id, id);
+      -- The order references an entry involved, for ?reference= and an order's own journal.
+      CREATE TABLE journal_refs (
+        entry_id INTEGER NOT NULL,
+        client_id TEXT,
+        reference TEXT NOT NULL,
+        PRIMARY KEY (entry_id, reference)
+      ) WITHOUT ROWID;
+      CREATE INDEX journal_refs_by_order ON journal_refs (reference, client_id, entry_id);
+    `,
+  },
+  {
+    version: 6,
+    name: 'control plane: test clocks and paused clients',
+    sql: `
+      CREATE TABLE test_clocks (
+        client_id TEXT PRIMARY KEY,
+        now_ms INTEGER NOT NULL,
+        attached_at INTEGER NOT NULL
+      );
+      CREATE TABLE client_pauses (
+        client_id TEXT PRIMARY KEY,
+        paused_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

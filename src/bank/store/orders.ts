@@ -60,6 +60,8 @@ export class OrderRepository {
   private readonly historyStmt;
   private readonly historyOfStmt;
   private readonly dueStmt;
+  private readonly dueOfClientStmt;
+  private readonly nextSettlementStmt;
   private readonly listStmt;
   private readonly throttleStmt;
 
@@ -83,6 +85,8 @@ export class OrderRepository {
        FROM order_status_history WHERE client_id = ? AND reference = ? ORDER BY id`,
     );
     this.dueStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? ORDER BY settle_at LIMIT ?`);
+    this.dueOfClientStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? AND client_id = ? ORDER BY settle_at LIMIT ?`);
+    this.nextSettlementStmt = db.prepare(`SELECT MIN(settle_at) FROM orders WHERE status = 'PENDING' AND settle_at IS NOT NULL AND client_id = ?`).pluck();
     this.listStmt = db.prepare(`${SELECT} ORDER BY created_at DESC, reference LIMIT ? OFFSET ?`);
     this.throttleStmt = db.prepare('UPDATE orders SET polls_to_throttle = polls_to_throttle - 1 WHERE client_id = ? AND reference = ? AND polls_to_throttle > 0');
   }
@@ -112,8 +116,18 @@ export class OrderRepository {
     return this.historyOfStmt.all(clientId, reference) as HistoryEntry[];
   }
 
-  dueForSettlement(nowMs: number, limit: number): Order[] {
-    return this.dueStmt.all(nowMs, limit) as Order[];
+  /** PENDING orders due at `nowMs`, oldest first: of one client, or of everyone but some (clocked) clients. */
+  dueForSettlement(nowMs: number, limit: number, scope: { onlyClient?: string; exceptClients?: readonly string[] } = {}): Order[] {
+    if (scope.onlyClient !== undefined) return this.dueOfClientStmt.all(nowMs, scope.onlyClient, limit) as Order[];
+    const except = scope.exceptClients ?? [];
+    if (except.length === 0) return this.dueStmt.all(nowMs, limit) as Order[];
+    return this.db
+      .prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? AND client_id NOT IN (${except.map(() => '?').join(', ')}) ORDER BY settle_at LIMIT ?`)
+      .all(nowMs, ...except, limit) as Order[];
+  }
+
+  nextSettlementOf(clientId: string): number | null {
+    return (this.nextSettlementStmt.get(clientId) as number | null | undefined) ?? null;
   }
 
   list(limit: number, offset: number): Order[] {

@@ -55,6 +55,8 @@ const callbackColumnsWithoutBody = CALLBACK_COLUMNS.replace(/, body AS body/, ''
 export class OutboxRepository {
   private readonly enqueueStmt;
   private readonly queuedStmt;
+  private readonly nextDueStmt;
+  private readonly oldestQueuedStmt;
   private readonly blockedStmt;
   private readonly laterFinalStmt;
   private readonly supersedeStmt;
@@ -69,12 +71,17 @@ export class OutboxRepository {
   private readonly attemptsOfStmt;
   private readonly findStmt;
   private readonly ofOrderStmt;
+  private readonly redeliverStmt;
+  private readonly idsInStateStmt;
+  private readonly idsOfClientInStateStmt;
 
   constructor(readonly db: Db) {
     this.enqueueStmt = db.prepare(
       `INSERT INTO status_events (client_id, reference, bank_reference, status, reason_code, reason_message, processed_at, copies, created_at)
        VALUES (@clientId, @reference, @bankReference, @status, @reasonCode, @reasonMessage, @processedAt, @copies, @createdAt)`,
     );
+    this.nextDueStmt = db.prepare(`SELECT MIN(next_attempt_at) FROM callbacks WHERE state = 'pending' AND client_id = ?`).pluck();
+    this.oldestQueuedStmt = db.prepare(`SELECT MIN(created_at) FROM status_events WHERE state = 'queued' AND client_id = ?`).pluck();
     this.queuedStmt = db.prepare(`SELECT ${EVENT_COLUMNS} FROM status_events WHERE state = 'queued' AND client_id = ? ORDER BY id LIMIT ?`);
     this.blockedStmt = db.prepare(
       `SELECT 1 FROM status_events e JOIN callbacks c ON c.id = e.callback_id
@@ -109,6 +116,11 @@ export class OutboxRepository {
          error, response_body AS responseBody FROM callback_attempts WHERE callback_id = ? ORDER BY id`,
     );
     this.findStmt = db.prepare(`SELECT ${CALLBACK_COLUMNS} FROM callbacks WHERE id = ?`);
+    this.redeliverStmt = db.prepare(
+      `UPDATE callbacks SET state = 'pending', next_attempt_at = ?, copies_left = MAX(copies_left, 1), delivered_at = NULL WHERE id = ?`,
+    );
+    this.idsInStateStmt = db.prepare('SELECT id FROM callbacks WHERE state = ? ORDER BY id').pluck();
+    this.idsOfClientInStateStmt = db.prepare('SELECT id FROM callbacks WHERE state = ? AND client_id = ? ORDER BY id').pluck();
     this.ofOrderStmt = db.prepare(
       `SELECT ${callbackColumns('c').replace(/, c\.body AS body/, '')} FROM callbacks c
        WHERE c.id IN (SELECT callback_id FROM status_events WHERE client_id = ? AND reference = ?) ORDER BY c.id`,
@@ -118,6 +130,16 @@ export class OutboxRepository {
 
   enqueue(event: Omit<StatusEventRow, 'id'>): void {
     this.enqueueStmt.run(event);
+  }
+
+  /** The earliest next attempt of a client's pending messages, if any. */
+  nextAttemptOf(clientId: string): number | null {
+    return (this.nextDueStmt.get(clientId) as number | null | undefined) ?? null;
+  }
+
+  /** When the oldest report still waiting to be frozen into a message was queued, if any. */
+  oldestQueuedOf(clientId: string): number | null {
+    return (this.oldestQueuedStmt.get(clientId) as number | null | undefined) ?? null;
   }
 
   queued(clientId: string, limit: number): StatusEventRow[] {
@@ -160,6 +182,19 @@ export class OutboxRepository {
   /** A 200 on a message that must be sent again (DUPLICATE_CALLBACK): same key, same bytes, right away. */
   markResend(callbackId: number, nowMs: number): void {
     this.resendStmt.run(nowMs, callbackId);
+  }
+
+  /**
+   * Makes a message due again, as it is: same key, same URL, same body bytes (a redelivery never builds a new
+   * message). A delivered or dead message goes back to pending, with one more copy to send.
+   */
+  redeliver(callbackId: number, nowMs: number): boolean {
+    return this.redeliverStmt.run(nowMs, callbackId).changes === 1;
+  }
+
+  /** Ids of the messages in `state`, of one client or all, oldest first. */
+  idsInState(state: string, clientId: string | null): number[] {
+    return (clientId === null ? this.idsInStateStmt.all(state) : this.idsOfClientInStateStmt.all(state, clientId)) as number[];
   }
 
   scheduleRetry(callbackId: number, atMs: number, error: string): void {

@@ -72,16 +72,35 @@ export function adminBadRequests(t: FuzzTarget): RequestArb {
       return true;
     }
   });
+  const admin: [string, string][] = [['authorization', `Bearer ${ADMIN_TOKEN}`]];
+  const json = (body: string): [string, string][] => [...admin, ['content-type', 'application/json']];
+  // Control-plane actions and the bodies they refuse (control-plane.md: 400 body_malformed / body_invalid).
+  const actions = fc.constantFrom('/orders/demo-connector/NOPE/outcome', '/clients/demo-connector/clock', '/clients/demo-connector/clock/advance', '/reset', '/callbacks/redeliver');
+  const badBodies = fc.oneof(
+    fc.constantFrom('{', '[]', '"x"', '{"status":"MAYBE"}', '{"seconds":-1}', '{"seconds":"1"}', '{"to":"yesterday"}', '{"client_id":7}', '{"state":"pending"}', '{"extra":true}', 'null'),
+    fc.json().filter((text) => text.startsWith('{') && text !== '{}'),
+  );
   const arb = fc.oneof(
-    reference.map((ref) => (): WireRequest => ({ kind: 'admin: unknown order', method: 'GET', path: `/sandbox/orders/${ref}`, headers: [['authorization', `Bearer ${ADMIN_TOKEN}`]], expect: ['order_not_found'] })),
+    reference.map((ref) => (): WireRequest => ({ kind: 'admin: unknown order', method: 'GET', path: `/sandbox/orders/demo-connector/${ref}`, headers: admin, expect: ['not_found', 'route_not_found'] })),
     fc.string({ minLength: 1, maxLength: 10 }).filter((state) => !['pending', 'delivered', 'dead'].includes(state)).map((state) => (): WireRequest => ({
-      kind: 'admin: bad callback state', method: 'GET', path: `/sandbox/callbacks?state=${encodeURIComponent(state)}`, headers: [['authorization', `Bearer ${ADMIN_TOKEN}`]], expect: ['header_invalid'],
+      kind: 'admin: bad callback state', method: 'GET', path: `/sandbox/callbacks?state=${encodeURIComponent(state)}`, headers: admin, expect: ['query_invalid'],
     })),
-    fc.constant(null).map(() => (target: FuzzTarget): WireRequest => ({
-      kind: 'admin: ambiguous reference', method: 'GET', path: `/sandbox/orders/${encodeURIComponent(target.seeds.sharedRef)}`, headers: [['authorization', `Bearer ${ADMIN_TOKEN}`]], expect: ['header_invalid'],
+    fc.constantFrom('colour=red', 'limit=0', 'limit=99999', 'cursor=%25', 'since=yesterday', 'status=DONE', 'limit=1&limit=2').map((query) => (): WireRequest => ({
+      kind: 'admin: bad list query', method: 'GET', path: `/sandbox/orders?${query}`, headers: admin, expect: ['query_invalid'],
+    })),
+    fc.tuple(actions, badBodies).map(([path, body]) => (): WireRequest => ({
+      kind: 'admin: bad action body', method: 'POST', path: `/sandbox${path}`, headers: json(body), body: Buffer.from(body),
+      expect: ['body_malformed', 'body_invalid', 'not_found'],
+    })),
+    fc.tuple(actions, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded')).map(([path, type]) => (): WireRequest => ({
+      kind: 'admin: action body not JSON', method: 'POST', path: `/sandbox${path}`, headers: [...admin, ['content-type', type]], body: Buffer.from('seconds=1'),
+      expect: ['unsupported_media_type'],
+    })),
+    fc.constantFrom('0', '-1', 'x', '99999999999', '1.5').map((id) => (): WireRequest => ({
+      kind: 'admin: unknown message', method: 'POST', path: `/sandbox/callbacks/${id}/redeliver`, headers: admin, expect: ['not_found'],
     })),
     fc.tuple(fc.constantFrom('PUT', 'DELETE', 'PATCH', 'POST'), fc.constantFrom('/orders', '/callbacks', '/orders/x', '/nope')).map(([method, path]) => (): WireRequest => ({
-      kind: `admin: ${method} ${path}`, method, path: `/sandbox${path}`, headers: [['authorization', `Bearer ${ADMIN_TOKEN}`]], expect: ['route_not_found', 'method_not_allowed'],
+      kind: `admin: ${method} ${path}`, method, path: `/sandbox${path}`, headers: admin, expect: ['route_not_found', 'method_not_allowed'],
     })),
   );
   return { name: '/sandbox/* with admin, bad requests', arb };

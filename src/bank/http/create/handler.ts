@@ -9,7 +9,6 @@ export function createOrderHandler(createOrder: CreateOrder) {
       clientId: requireClient(exchange).id,
       idempotencyKey: exchange.header('x-idempotency-key') ?? '',
       rawBody: exchange.rawBody,
-      nowMs: exchange.nowMs,
       log: exchange.log,
     });
     return { status: answer.status, body: answer.body, headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : undefined };

@@ -1,0 +1,74 @@
+// Per-client test clocks (control-plane.md section 3): a client with a clock lives at a frozen time that moves
+// only when told; everyone else is on the Bank's clock. Business times (acceptance, settlement, callback bodies,
+// retries, idempotency retention) are read from the client's clock; security (X-Timestamp window, nonces, DPoP,
+// tokens) stays on the Bank's own clock, because the Connector's clock is real.
+import { Clock } from '../../wire/clock';
+import { TestClockRepository } from '../store/client-controls';
+
+export class ClientClocks {
+  private readonly frozen = new Map<string, number>();
+  private readonly attachedAt = new Map<string, number>();
+  private readonly views = new Map<string, Clock>();
+
+  constructor(
+    /** The Bank's clock (wall time, or a test's ManualClock). */
+    readonly base: Clock,
+    private readonly store: TestClockRepository,
+  ) {
+    for (const row of store.all()) {
+      this.frozen.set(row.clientId, row.nowMs);
+      this.attachedAt.set(row.clientId, row.attachedAt);
+    }
+  }
+
+  /** The clock business times of this client are read from (cached per client: called on every request). */
+  forClient(clientId: string): Clock {
+    let view = this.views.get(clientId);
+    if (!view) {
+      view = { now: () => this.frozen.get(clientId) ?? this.base.now() };
+      this.views.set(clientId, view);
+    }
+    return view;
+  }
+
+  now(clientId: string): number {
+    return this.frozen.get(clientId) ?? this.base.now();
+  }
+
+  isClocked(clientId: string): boolean {
+    return this.frozen.has(clientId);
+  }
+
+  clockedClients(): string[] {
+    return [...this.frozen.keys()];
+  }
+
+  get(clientId: string): { nowMs: number; attachedAt: number } | undefined {
+    const nowMs = this.frozen.get(clientId);
+    return nowMs === undefined ? undefined : { nowMs, attachedAt: this.attachedAt.get(clientId) as number };
+  }
+
+  attach(clientId: string, frozenAtMs: number): void {
+    const attachedAt = this.attachedAt.get(clientId) ?? this.base.now();
+    this.store.save(clientId, frozenAtMs, attachedAt);
+    this.frozen.set(clientId, frozenAtMs);
+    this.attachedAt.set(clientId, attachedAt);
+  }
+
+  /** Moves an attached clock (forward only: the caller checks). */
+  set(clientId: string, nowMs: number): void {
+    this.attach(clientId, nowMs);
+  }
+
+  detach(clientId: string): boolean {
+    this.frozen.delete(clientId);
+    this.attachedAt.delete(clientId);
+    return this.store.remove(clientId);
+  }
+
+  /** After a reset deleted the rows: forget clocks the store no longer has. */
+  reload(): void {
+    const kept = new Set(this.store.all().map((row) => row.clientId));
+    for (const clientId of [...this.frozen.keys()]) if (!kept.has(clientId)) (this.frozen.delete(clientId), this.attachedAt.delete(clientId));
+  }
+}

@@ -1,0 +1,136 @@
+// Control plane, section 6: live events. `GET /sandbox/events` streams the event log as Server-Sent Events
+// (resumable with Last-Event-ID), and `GET /sandbox/orders/{client_id}/{reference}/wait` answers as soon as an
+// order reaches a status, woken by the order's own `order.status_changed` event (no polling interval).
+import type { Request, Response } from 'express';
+import { ProblemError } from '../../wire/problems';
+import { eventView, StoredEvent } from '../application/event-log';
+import { Order } from '../domain/order';
+import { ControlArea } from './index';
+import { parseQuery, queryEnum, queryInteger, queryText } from './http';
+import { orderView } from './orders';
+
+const REPLAY_PAGE = 1000;
+/** A reader this far behind is cut off; it resumes with Last-Event-ID and loses nothing. */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const WAIT_DEFAULT_S = 30;
+const WAIT_MAX_S = 300;
+
+type AwaitedStatus = 'final' | 'PENDING' | 'SUCCESS' | 'FAILED';
+
+/** One SSE message: `id:`, `event:` and a one-line JSON `data:` (JSON.stringify never writes a raw newline). */
+export function sseMessage(event: StoredEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventView(event))}\n\n`;
+}
+
+/** Where the stream resumes: ?last_event_id= or the Last-Event-ID header (null: live events only). */
+function resumeFrom(req: Request, fromQuery: number | undefined): number | null {
+  if (fromQuery !== undefined) return fromQuery;
+  const header = req.headers['last-event-id'];
+  if (typeof header !== 'string' || header.trim() === '') return null;
+  if (!/^\d{1,15}$/.test(header.trim())) throw new ProblemError('header_invalid', 'Last-Event-ID must be the id of an event this stream sent');
+  return Number(header.trim());
+}
+
+function reached(order: Order, awaited: AwaitedStatus): boolean {
+  return awaited === 'final' ? order.status === 'SUCCESS' || order.status === 'FAILED' : order.status === awaited;
+}
+
+function unknownOrder(clientId: string, reference: string): ProblemError {
+  return new ProblemError('not_found', `no order "${reference}" for client ${clientId}`);
+}
+
+export const eventsArea: ControlArea = (router, deps) => {
+  const log = deps.eventLog;
+
+  router.get('/events', (req: Request, res: Response) => {
+    const query = parseQuery(req, { client_id: queryText, last_event_id: queryInteger(0, 999_999_999) });
+    const clientId = query.client_id ?? null;
+    const after = resumeFrom(req, query.last_event_id);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+
+    let lastSent = after ?? 0;
+    let open = true;
+    const write = (text: string) => {
+      if (!open) return;
+      res.write(text);
+      if (res.writableLength > MAX_BUFFERED_BYTES) close();
+    };
+    const send = (event: StoredEvent) => {
+      if (event.id <= lastSent || (clientId !== null && event.clientId !== clientId)) return;
+      lastSent = event.id;
+      write(sseMessage(event));
+    };
+    // Subscribed before the replay, both synchronously: nothing committed in between can be missed, and what
+    // both deliver is sent once (ids only increase).
+    const subscription = log.subscribe(send, () => close());
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), log.heartbeatMs);
+    const close = () => {
+      if (!open) return;
+      open = false;
+      clearInterval(heartbeat);
+      subscription.unsubscribe();
+      res.end();
+    };
+    req.on('close', close);
+    res.on('close', close);
+    write(': sandbox-bank events\n\n');
+    if (after !== null) {
+      for (;;) {
+        const page = log.replay(lastSent, clientId, REPLAY_PAGE);
+        for (const event of page) send(event);
+        if (page.length < REPLAY_PAGE || !open) break;
+      }
+    }
+  });
+
+  router.get('/orders/:client_id/:reference/wait', (req: Request, res: Response, next) => {
+    const query = parseQuery(req, { status: queryEnum<AwaitedStatus>('final', 'PENDING', 'SUCCESS', 'FAILED'), timeout_s: queryInteger(0, WAIT_MAX_S) });
+    const awaited = query.status ?? 'final';
+    const timeoutS = query.timeout_s ?? WAIT_DEFAULT_S;
+    const clientId = String(req.params.client_id);
+    const reference = String(req.params.reference);
+    const current = deps.queries.find(clientId, reference);
+    if (!current) throw unknownOrder(clientId, reference);
+    if (reached(current, awaited)) {
+      res.json(orderView(current));
+      return;
+    }
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const finish = (answer: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        subscription.unsubscribe();
+        answer();
+        resolve();
+      };
+      const timedOut = () => {
+        const order = deps.queries.find(clientId, reference);
+        if (!order) return next(unknownOrder(clientId, reference));
+        next(
+          new ProblemError('wait_timeout', `order "${reference}" of ${clientId} did not reach ${awaited} within ${timeoutS} s; it is ${order.status}`, {
+            extensions: { awaited, timeout_s: timeoutS, order: orderView(order) },
+          }),
+        );
+      };
+      // Checked first (above), then woken by the order's own status changes: committed ones only.
+      const subscription = log.subscribe(
+        (event) => {
+          if (event.type !== 'order.status_changed' || event.clientId !== clientId || event.data.reference !== reference) return;
+          const order = deps.queries.find(clientId, reference);
+          if (order && reached(order, awaited)) finish(() => res.json(orderView(order)));
+        },
+        () => finish(timedOut),
+      );
+      const timer = setTimeout(() => finish(timedOut), timeoutS * 1000);
+      res.on('close', () => finish(() => undefined));
+    });
+  });
+};

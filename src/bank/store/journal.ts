@@ -1,0 +1,159 @@
+// The journal's tables (control-plane.md section 4): one row per exchange (summary columns plus the masked detail
+// as JSON) and the order references each one involved. Entries are written in batches, one transaction each.
+import { Db } from './db';
+
+export interface JournalRow {
+  id: number;
+  at: number;
+  direction: 'in' | 'out';
+  clientId: string | null;
+  method: string;
+  url: string;
+  path: string;
+  status: number | null;
+  code: string | null;
+  latencyMs: number;
+  requestId: string | null;
+  /** JSON text: request and response, masked. */
+  detail: string;
+}
+
+export interface JournalInsert extends JournalRow {
+  references: { clientId: string | null; reference: string }[];
+}
+
+export type JournalSummaryRow = Omit<JournalRow, 'detail'> & { references: string[] };
+
+export interface JournalFilter {
+  clientId: string | null;
+  direction: 'in' | 'out' | null;
+  code: string | null;
+  reference: string | null;
+  /** A path prefix. */
+  path: string | null;
+  since: number | null;
+  /** Cursor: only entries with a smaller id (lists are newest first). */
+  beforeId: number | null;
+}
+
+/** What an order's detail shows of each entry that touched it. */
+export interface JournalMention {
+  id: number;
+  at: number;
+  direction: 'in' | 'out';
+  method: string;
+  path: string;
+  status: number | null;
+  code: string | null;
+}
+
+const SUMMARY = `j.id AS id, j.at AS at, j.direction AS direction, j.client_id AS clientId, j.method AS method, j.url AS url,
+  j.path AS path, j.status AS status, j.code AS code, j.latency_ms AS latencyMs, j.request_id AS requestId,
+  (SELECT json_group_array(reference) FROM journal_refs WHERE entry_id = j.id) AS refs`;
+
+type Stored<T> = T & { refs: string };
+
+function withReferences<T extends { refs: string }>(row: T): Omit<T, 'refs'> & { references: string[] } {
+  const { refs, ...rest } = row;
+  return { ...rest, references: JSON.parse(refs) as string[] };
+}
+
+export class JournalRepository {
+  private readonly insertStmt;
+  private readonly insertRefStmt;
+  private readonly deleteUpToStmt;
+  private readonly deleteRefsUpToStmt;
+  private readonly lastAgedStmt;
+  private readonly findStmt;
+  private readonly listStmt;
+  private readonly mentionsStmt;
+  private readonly clearStmt;
+  private readonly clearRefsStmt;
+  private readonly sequenceStmt;
+  private readonly writeBatch;
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO journal (id, at, direction, client_id, method, url, path, status, code, latency_ms, request_id, detail)
+       VALUES (@id, @at, @direction, @clientId, @method, @url, @path, @status, @code, @latencyMs, @requestId, @detail)`,
+    );
+    this.insertRefStmt = db.prepare('INSERT OR IGNORE INTO journal_refs (entry_id, client_id, reference) VALUES (?, ?, ?)');
+    this.deleteUpToStmt = db.prepare('DELETE FROM journal WHERE id <= ?');
+    this.deleteRefsUpToStmt = db.prepare('DELETE FROM journal_refs WHERE entry_id <= ?');
+    this.lastAgedStmt = db.prepare('SELECT MAX(id) FROM journal WHERE at < ?').pluck();
+    this.findStmt = db.prepare(`SELECT ${SUMMARY}, j.detail AS detail FROM journal j WHERE j.id = ?`);
+    this.listStmt = db.prepare(
+      `SELECT ${SUMMARY} FROM journal j
+       WHERE (@beforeId IS NULL OR j.id < @beforeId)
+         AND (@clientId IS NULL OR j.client_id = @clientId)
+         AND (@direction IS NULL OR j.direction = @direction)
+         AND (@code IS NULL OR j.code = @code)
+         AND (@path IS NULL OR substr(j.path, 1, length(@path)) = @path)
+         AND (@since IS NULL OR j.at >= @since)
+         AND (@reference IS NULL OR j.id IN (SELECT entry_id FROM journal_refs WHERE reference = @reference))
+       ORDER BY j.id DESC LIMIT @limit`,
+    );
+    this.mentionsStmt = db.prepare(
+      `SELECT j.id AS id, j.at AS at, j.direction AS direction, j.method AS method, j.path AS path, j.status AS status, j.code AS code
+       FROM journal_refs r JOIN journal j ON j.id = r.entry_id
+       WHERE r.reference = ? AND r.client_id = ? ORDER BY j.id LIMIT ?`,
+    );
+    this.clearStmt = db.prepare('DELETE FROM journal');
+    this.clearRefsStmt = db.prepare('DELETE FROM journal_refs');
+    this.sequenceStmt = db.prepare(
+      "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'journal'), 0), COALESCE((SELECT MAX(id) FROM journal), 0))",
+    ).pluck();
+    this.writeBatch = db.transaction((entries: readonly JournalInsert[]) => {
+      for (const entry of entries) {
+        const { references, ...row } = entry;
+        this.insertStmt.run(row);
+        for (const ref of references) this.insertRefStmt.run(entry.id, ref.clientId, ref.reference);
+      }
+    });
+  }
+
+  /** The largest id ever given out (AUTOINCREMENT's memory), so ids keep increasing across restarts and clears. */
+  lastId(): number {
+    return this.sequenceStmt.get() as number;
+  }
+
+  /** Writes a batch of entries in one transaction. */
+  insertMany(entries: readonly JournalInsert[]): void {
+    if (entries.length > 0) this.writeBatch(entries);
+  }
+
+  /** Deletes entries (and their references) with an id up to `id`; returns how many entries. */
+  deleteUpTo(id: number): number {
+    return this.db.transaction(() => {
+      this.deleteRefsUpToStmt.run(id);
+      return this.deleteUpToStmt.run(id).changes;
+    })();
+  }
+
+  /** The newest id among entries older than `atMs` (null when none is): everything up to it is past the age limit. */
+  lastOlderThan(atMs: number): number | null {
+    return (this.lastAgedStmt.get(atMs) as number | null) ?? null;
+  }
+
+  find(id: number): (JournalRow & { references: string[] }) | undefined {
+    const row = this.findStmt.get(id) as Stored<JournalRow> | undefined;
+    return row ? withReferences(row) : undefined;
+  }
+
+  /** Summary rows newest first; fetch `limit + 1` to know whether there is a next page. */
+  list(filter: JournalFilter, limit: number): JournalSummaryRow[] {
+    return (this.listStmt.all({ ...filter, limit }) as Stored<Omit<JournalRow, 'detail'>>[]).map(withReferences);
+  }
+
+  /** The entries that involved one order, oldest first. */
+  mentions(clientId: string, reference: string, limit: number): JournalMention[] {
+    return this.mentionsStmt.all(reference, clientId, limit) as JournalMention[];
+  }
+
+  clear(): number {
+    return this.db.transaction(() => {
+      this.clearRefsStmt.run();
+      return this.clearStmt.run().changes;
+    })();
+  }
+}
