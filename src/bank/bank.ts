@@ -40,7 +40,6 @@ import { createOutbound, Outbound } from './outbound/outbound';
 import { ConnectorDirectory } from './outbound/connector-directory';
 import { connectorSettings, ConnectorTls } from './outbound/connectors';
 import { controlPlane } from './control';
-import { NO_EVENTS } from './application/events';
 import { EventLog } from './application/event-log';
 import { EventRepository } from './store/events';
 import { Journal } from './application/journal';
@@ -158,7 +157,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
   const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: eventLog });
-  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), NO_EVENTS);
+  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), eventLog);
   const app = buildApp({
     services, logger, book, createOrder, readiness, journal, events: eventLog,
     jwks: () => ({ keys: [signer.publicJwk] }),
