@@ -11,7 +11,7 @@ const { createLogger } = require('../dist/wire/logger');
 
 const ROOT = path.resolve(__dirname, '..');
 
-function connectorOrders(count) {
+function connectorOrders(count, metadataOf = () => undefined) {
   const orders = [];
   for (let index = 0; index < count; index += 1) {
     orders.push({
@@ -21,6 +21,7 @@ function connectorOrders(count) {
       debtor: { name: 'Debtor', iban: 'DE89370400440532013000' },
       creditors: [{ name: 'Creditor', iban: 'FR1420041010050500013M02606', bank_code: 'BNPAFRPP', amount: '10.00', reason: 'bench' }],
       total_amount: '10.00', currency: 'EUR',
+      ...(metadataOf(index) ? { metadata: metadataOf(index) } : {}),
     });
   }
   return orders;
@@ -86,5 +87,5 @@ async function outboundPipeline(count) {
   return results;
 }
 
-module.exports = { outboundPipeline };
+module.exports = { outboundPipeline, connectorOrders, fakeConnector };
 if (require.main === module) outboundPipeline(Number(process.argv[2] ?? 100_000)).catch((error) => { console.error(error); process.exit(1); });

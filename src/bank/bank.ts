@@ -60,6 +60,8 @@ export interface Bank {
   db: Db;
   book: OrderBook;
   pulledOrders: PulledOrders;
+  clocks: ClientClocks;
+  testClocks: TestClocks;
   signer: SigningKey;
   registry: ClientRegistry;
   tokens: TokenService;
@@ -181,7 +183,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
   };
   return {
-    config, app, db, book, pulledOrders, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal,
+    config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal,
     close: () => {
       outbound.halt();
       jwksFetcher.close();

@@ -228,6 +228,8 @@ export const MIGRATIONS: readonly Migration[] = [
         client_id TEXT PRIMARY KEY,
         paused_at INTEGER NOT NULL
       );
+      -- A clock advance asks, step after step, for one client's next and due settlements.
+      CREATE INDEX orders_due_by_client ON orders (client_id, settle_at) WHERE status = 'PENDING' AND settle_at IS NOT NULL;
     `,
   },
 ];
