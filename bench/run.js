@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench: the Bank side by side with a bare express hello-world, WireMock, Prism and json-server,
 // measured in the same run on the same machine. Never part of npm test.
-//   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak]
+//   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak,journal,clock]
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,7 +13,7 @@ const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 const ROOT = path.resolve(__dirname, '..');
 const PEER_BIN = path.join(__dirname, 'peers', 'node_modules', '.bin');
 const QUICK = process.argv.includes('--quick');
-const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,outbound,soak').slice(7).split(',');
+const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,outbound,soak,journal,clock').slice(7).split(',');
 const REPEATS = QUICK ? 3 : 5;
 const RUNS = QUICK ? 1 : 3;
 const CREATE_REQUESTS = QUICK ? 20_000 : 60_000;
@@ -43,10 +43,10 @@ const bankEnv = (port, dataDir) => ({
   STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000',
 });
 
-async function launch(target, port, dataDir) {
+async function launch(target, port, dataDir, extraEnv = {}) {
   const startedAt = performance.now();
   if (target.kind === 'bank') {
-    const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], { cwd: ROOT, env: bankEnv(port, dataDir) });
+    const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], { cwd: ROOT, env: { ...bankEnv(port, dataDir), ...extraEnv } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }
@@ -94,11 +94,11 @@ function bestOf(results) {
 }
 
 /** Signed creates from a pre-signed pool, each distinct and valid. */
-async function createThroughput(connections) {
+async function createThroughput(connections, extraEnv = {}) {
   const runs = [];
   for (let run = 0; run < RUNS; run += 1) {
     const port = await freePort();
-    const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'));
+    const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'), extraEnv);
     const base = `http://127.0.0.1:${port}`;
     const token = await fetchToken(base);
     const pool = Array.from({ length: CREATE_REQUESTS }, () => signedCreate(token));
@@ -170,6 +170,19 @@ async function main() {
     }
     printTable('Startup (launch to first 200 on /readyz; peers: first response) and idle RSS, median of ' + REPEATS,
       ['process', 'startup ms', 'idle RSS MB'], results.startup.map((r) => [r.name, r.startupMs.toFixed(0), r.idleRssMb.toFixed(1)]));
+  }
+
+  if (ONLY.includes('journal')) {
+    // Issue 3/7: the journal may cost at most 15 % of signed-create throughput (same run, same load).
+    const on = await createThroughput(20, { JOURNAL: 'on' });
+    const off = await createThroughput(20, { JOURNAL: 'off' });
+    const cost = 1 - on.rps / off.rps;
+    results.journal = { on, off, cost };
+    console.log(`journal: create c=20 ${on.rps}/s with the journal, ${off.rps}/s without: it costs ${(cost * 100).toFixed(1)} %`);
+  }
+
+  if (ONLY.includes('clock')) {
+    results.clockAdvance = await require('./clock-advance').clockAdvance(QUICK ? 2000 : 10_000);
   }
 
   if (ONLY.includes('create')) {
