@@ -103,11 +103,15 @@ export class JournalRepository {
     this.sequenceStmt = db.prepare(
       "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'journal'), 0), COALESCE((SELECT MAX(id) FROM journal), 0))",
     ).pluck();
-    this.writeBatch = db.transaction((entries: readonly JournalInsert[]) => {
+    this.writeBatch = db.transaction((entries: readonly JournalInsert[], pruneUpTo: number | null) => {
       for (const entry of entries) {
         const { references, ...row } = entry;
         this.insertStmt.run(row);
         for (const ref of references) this.insertRefStmt.run(entry.id, ref.clientId, ref.reference);
+      }
+      if (pruneUpTo !== null) {
+        this.deleteRefsUpToStmt.run(pruneUpTo);
+        this.deleteUpToStmt.run(pruneUpTo);
       }
     });
   }
@@ -117,9 +121,9 @@ export class JournalRepository {
     return this.sequenceStmt.get() as number;
   }
 
-  /** Writes a batch of entries in one transaction. */
-  insertMany(entries: readonly JournalInsert[]): void {
-    if (entries.length > 0) this.writeBatch(entries);
+  /** Writes a batch of entries, and drops those with an id up to `pruneUpTo` (unless null), in one transaction. */
+  insertMany(entries: readonly JournalInsert[], pruneUpTo: number | null = null): void {
+    if (entries.length > 0 || pruneUpTo !== null) this.writeBatch(entries, pruneUpTo);
   }
 
   /** Deletes entries (and their references) with an id up to `id`; returns how many entries. */
