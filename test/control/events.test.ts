@@ -1,13 +1,18 @@
 // Control plane section 6: the live event stream (GET /sandbox/events, Server-Sent Events) and the order wait
 // (GET /sandbox/orders/{client_id}/{reference}/wait). Streams are read over a real socket, as a browser's
 // streaming fetch() would read them.
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { EVENT_TYPES } from '../../src/bank/application/events';
+import { AJV_OPTIONS } from '../../src/wire/schema-options';
 import { FakeConnector } from '../helpers/fake-connector';
-import { demo, DemoClient, sampleOrder, startBank } from '../helpers/bank';
+import { demo, DemoClient, ROOT, sampleOrder, startBank } from '../helpers/bank';
 import { bankWithFakeConnector, connectorOrder, drain, waitFor } from '../helpers/outbound';
 import { expectProblem } from '../helpers/wire';
 
@@ -94,6 +99,20 @@ function openStream(port: number, path: string, headers: Record<string, string> 
   });
 }
 
+let schemas: Ajv | null = null;
+
+/** Asserts that `value` matches schemas/control/<name>.schema.json (the response schemas the OpenAPI document is built from). */
+function expectSchema(name: string, value: unknown): void {
+  if (!schemas) {
+    schemas = new Ajv(AJV_OPTIONS);
+    addFormats(schemas);
+    const dir = path.join(ROOT, 'schemas', 'control');
+    for (const file of fs.readdirSync(dir).filter((entry) => /^(journal|event|wait)/.test(entry))) schemas.addSchema(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+  }
+  const validate = schemas.getSchema(`https://sandbox-bank.local/schemas/control/${name}.schema.json`) as ValidateFunction;
+  expect([name, validate(value) ? [] : validate.errors]).toEqual([name, []]);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function withScenario(scenario: string, amount?: string) {
@@ -172,6 +191,7 @@ describe('GET /sandbox/events', () => {
     expect(entry.status).toBe(200);
     expect(entry.body).toMatchObject({ code: refused.body.code, path: '/payment-orders', status: 400 });
 
+    for (const event of stream.events) expectSchema('event', event.data);
     const seen = new Set(stream.events.map((event) => event.event));
     for (const type of EVENT_TYPES.filter((one) => one !== 'clock.advanced' && one !== 'conformance.case_finished')) expect([type, seen.has(type)]).toEqual([type, true]);
     const ids = stream.events.map((event) => Number(event.id));
@@ -331,6 +351,7 @@ describe('GET /sandbox/orders/{client_id}/{reference}/wait', () => {
     const problem = expectProblem(response, 408, 'wait_timeout');
     expect(problem.order).toMatchObject({ client_id: demo.client_id, reference: order.reference, status: 'PENDING' });
     expect(problem).toMatchObject({ awaited: 'final', timeout_s: 1 });
+    expectSchema('wait-timeout', problem);
     expect(bank.events.subscribers).toBe(0);
   });
 

@@ -3,10 +3,13 @@
 // is by count and age; it can be switched off; every entry offers a curl command with placeholders for secrets.
 import fs from 'node:fs';
 import path from 'node:path';
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { BankConfig } from '../../src/bank/config';
 import { ManualClock } from '../../src/wire/clock';
+import { AJV_OPTIONS } from '../../src/wire/schema-options';
 import { FakeConnector } from '../helpers/fake-connector';
 import { demo, DemoClient, ROOT, sampleOrder, startBank, tempDir } from '../helpers/bank';
 import { connectorOrder, drain } from '../helpers/outbound';
@@ -46,6 +49,20 @@ function clientsFileFor(url: string): string {
   return file;
 }
 
+let schemas: Ajv | null = null;
+
+/** Asserts that `value` matches schemas/control/<name>.schema.json (the response schemas the OpenAPI document is built from). */
+function expectSchema(name: string, value: unknown): void {
+  if (!schemas) {
+    schemas = new Ajv(AJV_OPTIONS);
+    addFormats(schemas);
+    const dir = path.join(ROOT, 'schemas', 'control');
+    for (const file of fs.readdirSync(dir).filter((entry) => /^(journal|event|wait)/.test(entry))) schemas.addSchema(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+  }
+  const validate = schemas.getSchema(`https://sandbox-bank.local/schemas/control/${name}.schema.json`) as ValidateFunction;
+  expect([name, validate(value) ? [] : validate.errors]).toEqual([name, []]);
+}
+
 function withScenario(scenario: string) {
   return sampleOrder({ metadata: { initiator: 'test-suite', sandbox_scenario: scenario } });
 }
@@ -57,12 +74,14 @@ function admin(test: request.Test, token = ADMIN): request.Test {
 async function list(bank: Bank, query = '', token = ADMIN): Promise<{ data: Entry[]; next_cursor: string | null }> {
   const response = await admin(request(bank.app).get(`/sandbox/journal${query}`), token);
   expect([response.status, response.text.slice(0, 200)]).toEqual([200, expect.any(String)]);
+  expectSchema('journal-page', response.body);
   return response.body;
 }
 
 async function entry(bank: Bank, id: number, token = ADMIN): Promise<FullEntry> {
   const response = await admin(request(bank.app).get(`/sandbox/journal/${id}`), token);
   expect(response.status).toBe(200);
+  expectSchema('journal-entry', response.body);
   return response.body as FullEntry;
 }
 
@@ -135,6 +154,7 @@ describe('the journal', () => {
       [status.id, 'GET', `/payment-orders/${order.reference}/status`, 200, null, 'in'],
     ]);
     expect(mentions[0].at).toBe(create.at);
+    for (const mention of mentions) expectSchema('journal-mention', mention);
     expect(bank.journal.journalFor('someone-else', order.reference as string)).toEqual([]);
   });
 
@@ -300,6 +320,7 @@ describe('the journal', () => {
     const response = await admin(request(bank.app).delete('/sandbox/journal'));
     expect(response.status).toBe(200);
     expect(response.body.deleted).toBeGreaterThanOrEqual(before);
+    expectSchema('journal-deleted', response.body);
     const after = (await list(bank, '?limit=1000')).data;
     expect(after.map((one) => [one.method, one.path])).toEqual([['DELETE', '/sandbox/journal']]);
   });
