@@ -7,7 +7,7 @@
 // run later, for everything queued in one transaction every few milliseconds (FLUSH_DELAY_MS, or at once past
 // FLUSH_AT entries), and before every read, so a reader always sees every exchange that has finished. One
 // transaction per batch instead of one per request is what keeps the journal cheap: a commit writes the table's
-// and its indexes' pages once for the whole batch (measured: about 8% of the CPU time of a create, see
+// and its indexes' pages once for the whole batch (measured: about 10% of the CPU time of a create, see
 // docs/control-plane.md).
 // Retention: the newest JOURNAL_MAX_ENTRIES, none older than JOURNAL_MAX_AGE_S, oldest first; by count in the
 // batch's own transaction (once the excess reaches 1%, at most 100 entries), by age at most once a second and in
