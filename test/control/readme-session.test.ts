@@ -51,6 +51,10 @@ it('register → token → PENDING:3600 → advance 3599 s → advance 1 s → c
     ]);
     const detail = (await sandbox('get', `/orders/${clientId}/${order.reference}`)).body;
     expect(detail.order).toMatchObject({ status: 'SUCCESS', processed_at: '2026-11-22T13:00:00.000Z' });
+    // The journal entries that touched it: the create (in) and the callback (out).
+    expect(detail.journal.map((entry: { direction: string; method: string }) => [entry.direction, entry.method])).toEqual(
+      expect.arrayContaining([['in', 'POST'], ['out', 'POST']]),
+    );
     const [message] = detail.messages;
     expect(message.attempts).toEqual([expect.objectContaining({ http_status: 200, at: '2026-11-22T13:00:00.000Z' })]);
 

@@ -65,7 +65,12 @@ function orderRoutes(router: express.Router, deps: ControlDeps): void {
   router.get('/orders/:client_id/:reference', (req, res) => {
     parseQuery(req, {});
     const order = orderOf(deps, req.params.client_id, req.params.reference);
-    res.json({ order: orderView(order), history: deps.queries.history(order), messages: deps.queries.messagesOf(order) });
+    res.json({
+      order: orderView(order),
+      history: deps.queries.history(order),
+      messages: deps.queries.messagesOf(order),
+      journal: deps.journal.journalFor(order.clientId, order.reference),
+    });
   });
   router.post('/orders/:client_id/:reference/outcome', (req, res) => {
     parseQuery(req, {});
