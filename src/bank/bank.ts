@@ -110,7 +110,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const logger = options.logger ?? createLogger(config.logLevel);
   const clients = loadClientDefinitions(config);
   // A jwks_uri client's keys are fetched on first need, by the fetcher made once the Bank's key is loaded.
-  const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target) => jwksFetcher.fetch(target), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
+  const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target, id) => jwksFetcher.fetch(target, id), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
   const registry = new ClientRegistry(clients, remoteJwks);
   const rules = loadRules(config);
   const db = openBankDatabase(config.dataDir);
@@ -131,7 +131,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const orders = new OrderRepository(db);
   const outbox = new OutboxRepository(db);
   const identity = { bankClientId: config.bankClientId, signer, clock, journal };
-  const jwksFetcher = new JwksFetcher({ bankClientId: config.bankClientId, signer, clock, timeoutMs: config.connectorTimeoutMs, tls: options.connectorTls ?? {}, allowPlainHttp: config.sandboxMode === 'relaxed' });
+  const jwksFetcher = new JwksFetcher({ bankClientId: config.bankClientId, signer, clock, timeoutMs: config.connectorTimeoutMs, tls: options.connectorTls ?? {}, allowPlainHttp: config.sandboxMode === 'relaxed', journal });
   const connectors = new ConnectorDirectory(identity, config.connectorTimeoutMs, config.dispatchConcurrency, connectorSettings(config, registry, options.connectorTls));
   const pauses = new ClientPauseRepository(db);
   for (const clientId of pauses.paused()) connectors.setPaused(clientId, true);

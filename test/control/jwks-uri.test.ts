@@ -89,6 +89,14 @@ describe('a client registered with a jwks_uri', () => {
     expect(served.fetches).toBe(before + 1);
   });
 
+  it('records every fetch in the journal as an outgoing call of that client', async () => {
+    const answer = await sandbox(bank).get('/sandbox/journal?client_id=rotating&direction=out');
+    expect(answer.status).toBe(200);
+    const fetches = (answer.body.data as { method: string; url: string; status: number }[]).filter((entry) => entry.url === served.url);
+    expect(fetches).toHaveLength(served.fetches);
+    expect(fetches.every((entry) => entry.method === 'GET' && entry.status === 200)).toBe(true);
+  });
+
   it('refuses an unknown kid after one refetch, and refetches for that kid at most once a minute', async () => {
     const stranger = generateClientJwk();
     const before = served.fetches;

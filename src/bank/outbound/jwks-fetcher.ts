@@ -1,9 +1,10 @@
 // Fetches a client's JWKS from its `jwks_uri` (control-plane.md section 1) through the same TLS settings as
 // callbacks: the Bank's CA and client certificate, and plain http:// only in relaxed mode. The answer must be a
 // 200 JSON key set of public keys, each with a kid; its `Cache-Control: max-age` says how long to keep it.
+// Every fetch is an outgoing call of that client's in the journal (control-plane.md section 4), like a pull.
 import type { Clock } from '../../wire/clock';
 import { Jwks, KeySet, SigningKey } from '../../wire/keys';
-import { SignedClient, TlsMaterial } from '../../wire/signed-client';
+import { SentExchange, SignedClient, TlsMaterial } from '../../wire/signed-client';
 import { FetchedJwks, JwksFetch } from '../security/remote-jwks';
 
 /** A key set larger than this is refused (a JWKS is a few keys). */
@@ -17,6 +18,8 @@ export interface JwksFetcherOptions {
   timeoutMs: number;
   tls: TlsMaterial;
   allowPlainHttp: boolean;
+  /** Records each fetch as the client's outgoing exchange (the Bank's journal). */
+  journal?: { recordOutbound(clientId: string | null, exchange: SentExchange): void };
 }
 
 /** max-age of a Cache-Control value in seconds; 0 for no-store / no-cache; null when it says neither. */
@@ -67,10 +70,12 @@ export class JwksFetcher {
     return 'must be an http(s) URL';
   }
 
-  readonly fetch: JwksFetch = async (url: string): Promise<FetchedJwks> => {
+  readonly fetch: JwksFetch = async (url: string, clientId: string): Promise<FetchedJwks> => {
     const refused = this.refusal(url);
     if (refused) throw new Error(`jwks_uri ${refused}`);
-    const answer = await this.client.send('GET', url, { accept: 'application/jwk-set+json, application/json' });
+    const headers = { accept: 'application/jwk-set+json, application/json' };
+    const answer = await this.client.send('GET', url, headers);
+    this.options.journal?.recordOutbound(clientId, { method: 'GET', url, headers, answer });
     if (answer.status === null) throw new Error(`GET ${url} failed: ${answer.error}`);
     if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status}, not 200`);
     if (Buffer.byteLength(answer.body) > MAX_JWKS_BYTES) throw new Error(`GET ${url}: the key set is larger than ${MAX_JWKS_BYTES} bytes`);

@@ -14,7 +14,8 @@ export interface FetchedJwks {
   maxAgeS: number | null;
 }
 
-export type JwksFetch = (url: string) => Promise<FetchedJwks>;
+/** Fetches `url` for `clientId` (named so the call can be journaled as that client's). */
+export type JwksFetch = (url: string, clientId: string) => Promise<FetchedJwks>;
 
 /** Profile v1.1 section 1: an unknown kid refetches at most once per kid and this long. */
 export const UNKNOWN_KID_REFETCH_MS = 60_000;
@@ -111,7 +112,7 @@ export class RemoteJwks {
   private async fetchOnce(): Promise<void> {
     this.fetches += 1;
     try {
-      const { jwks, maxAgeS } = await this.fetchJwks(this.url);
+      const { jwks, maxAgeS } = await this.fetchJwks(this.url, this.clientId);
       this.keys = new KeySet(jwks);
       this.jwks = jwks;
       const now = this.now();
