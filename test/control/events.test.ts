@@ -191,9 +191,16 @@ describe('GET /sandbox/events', () => {
     expect(entry.status).toBe(200);
     expect(entry.body).toMatchObject({ code: refused.body.code, path: '/payment-orders', status: 400 });
 
+    // clock.advanced: a test clock moved (control-plane.md section 3).
+    expect((await request(bank.app).post(`/sandbox/clients/${demo.client_id}/clock`).send({})).status).toBe(201);
+    expect((await request(bank.app).post(`/sandbox/clients/${demo.client_id}/clock/advance`).send({ seconds: 1 })).status).toBe(200);
+    const advanced = await stream.next((event) => event.event === 'clock.advanced', 'clock.advanced');
+    expect(advanced.data.data).toMatchObject({ client_id: demo.client_id, fired: 0 });
+
     for (const event of stream.events) expectSchema('event', event.data);
     const seen = new Set(stream.events.map((event) => event.event));
-    for (const type of EVENT_TYPES.filter((one) => one !== 'clock.advanced' && one !== 'conformance.case_finished')) expect([type, seen.has(type)]).toEqual([type, true]);
+    // conformance.case_finished belongs to the conformance run (issue 4/7), which does not exist yet.
+    for (const type of EVENT_TYPES.filter((one) => one !== 'conformance.case_finished')) expect([type, seen.has(type)]).toEqual([type, true]);
     const ids = stream.events.map((event) => Number(event.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
