@@ -1,36 +1,13 @@
 // Helpers of the /sandbox/clients tests: register over the control plane, get a token and send signed requests
 // with nothing but the registration's answer, and judge answers by the response schemas in schemas/control/.
-import fs from 'node:fs';
-import path from 'node:path';
-import Ajv, { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import request from 'supertest';
 import type { Bank } from '../../src/bank/bank';
 import { PublicJwk } from '../../src/wire/keys';
-import { isoNow, newNonce, ROOT, sampleOrder, sendWith, signedCreateHeaders, signRequest } from '../helpers/bank';
+import { isoNow, newNonce, sampleOrder, sendWith, signedCreateHeaders, signRequest } from '../helpers/bank';
 
 export const ADMIN_TOKEN = 'admin-token-for-the-clients-tests';
 
-let ajv: Ajv | null = null;
-
-/** The validator of a response schema of schemas/control (strict ajv, as the request schemas are compiled). */
-export function responseSchema(name: string): ValidateFunction {
-  if (!ajv) {
-    ajv = new Ajv({ allErrors: true, strict: true });
-    addFormats(ajv);
-    for (const file of fs.readdirSync(path.join(ROOT, 'schemas', 'control')).filter((entry) => entry.startsWith('client'))) {
-      ajv.addSchema(JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', 'control', file), 'utf8')));
-    }
-  }
-  return ajv.getSchema(`https://sandbox-bank.local/schemas/control/${name}.schema.json`) as ValidateFunction;
-}
-
-/** Asserts that `value` matches schemas/control/<name>.schema.json, naming each violation. */
-export function expectSchema(name: string, value: unknown): void {
-  const validate = responseSchema(name);
-  const valid = validate(value);
-  expect(valid ? [] : validate.errors).toEqual([]);
-}
+export { expectSchema } from '../helpers/control-schemas';
 
 export interface Created {
   client_id: string;

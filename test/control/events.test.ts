@@ -1,19 +1,15 @@
 // Control plane section 6: the live event stream (GET /sandbox/events, Server-Sent Events) and the order wait
 // (GET /sandbox/orders/{client_id}/{reference}/wait). Streams are read over a real socket, as a browser's
 // streaming fetch() would read them.
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
-import Ajv, { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { EVENT_TYPES } from '../../src/bank/application/events';
-import { AJV_OPTIONS } from '../../src/wire/schema-options';
 import { FakeConnector } from '../helpers/fake-connector';
-import { demo, DemoClient, ROOT, sampleOrder, startBank } from '../helpers/bank';
+import { demo, DemoClient, sampleOrder, startBank } from '../helpers/bank';
 import { bankWithFakeConnector, connectorOrder, drain, waitFor } from '../helpers/outbound';
+import { expectSchema } from '../helpers/control-schemas';
 import { expectProblem } from '../helpers/wire';
 
 interface SseEvent {
@@ -99,19 +95,6 @@ function openStream(port: number, path: string, headers: Record<string, string> 
   });
 }
 
-let schemas: Ajv | null = null;
-
-/** Asserts that `value` matches schemas/control/<name>.schema.json (the response schemas the OpenAPI document is built from). */
-function expectSchema(name: string, value: unknown): void {
-  if (!schemas) {
-    schemas = new Ajv(AJV_OPTIONS);
-    addFormats(schemas);
-    const dir = path.join(ROOT, 'schemas', 'control');
-    for (const file of fs.readdirSync(dir).filter((entry) => /^(journal|event|wait)/.test(entry))) schemas.addSchema(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
-  }
-  const validate = schemas.getSchema(`https://sandbox-bank.local/schemas/control/${name}.schema.json`) as ValidateFunction;
-  expect([name, validate(value) ? [] : validate.errors]).toEqual([name, []]);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

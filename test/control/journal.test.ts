@@ -3,16 +3,14 @@
 // is by count and age; it can be switched off; every entry offers a curl command with placeholders for secrets.
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { BankConfig } from '../../src/bank/config';
 import { ManualClock } from '../../src/wire/clock';
-import { AJV_OPTIONS } from '../../src/wire/schema-options';
 import { FakeConnector } from '../helpers/fake-connector';
 import { demo, DemoClient, ROOT, sampleOrder, startBank, tempDir } from '../helpers/bank';
 import { connectorOrder, drain } from '../helpers/outbound';
+import { expectSchema } from '../helpers/control-schemas';
 import { expectProblem } from '../helpers/wire';
 
 const ADMIN = 'admin-token-journal-0123456789';
@@ -49,19 +47,6 @@ function clientsFileFor(url: string): string {
   return file;
 }
 
-let schemas: Ajv | null = null;
-
-/** Asserts that `value` matches schemas/control/<name>.schema.json (the response schemas the OpenAPI document is built from). */
-function expectSchema(name: string, value: unknown): void {
-  if (!schemas) {
-    schemas = new Ajv(AJV_OPTIONS);
-    addFormats(schemas);
-    const dir = path.join(ROOT, 'schemas', 'control');
-    for (const file of fs.readdirSync(dir).filter((entry) => /^(journal|event|wait)/.test(entry))) schemas.addSchema(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
-  }
-  const validate = schemas.getSchema(`https://sandbox-bank.local/schemas/control/${name}.schema.json`) as ValidateFunction;
-  expect([name, validate(value) ? [] : validate.errors]).toEqual([name, []]);
-}
 
 function withScenario(scenario: string) {
   return sampleOrder({ metadata: { initiator: 'test-suite', sandbox_scenario: scenario } });
