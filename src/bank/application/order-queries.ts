@@ -39,11 +39,6 @@ export class OrderQueries {
     return this.orders.find(clientId, reference);
   }
 
-  /** Every client's order with this reference (references are unique per client only). */
-  byReference(reference: string): Order[] {
-    return this.orders.findByReference(reference);
-  }
-
   history(order: Order) {
     return this.orders.history(order.clientId, order.reference).map((entry) => ({
       status: entry.to,

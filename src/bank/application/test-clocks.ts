@@ -93,7 +93,8 @@ export class TestClocks {
       const attempts = await this.deliver(clientId);
       if (attempts > 0) fired.push({ at: formatInstant(at), kind: 'delivery', attempts });
       // Due messages that cannot go (a paused client): only settlements may still move the clock.
-      if (attempts === 0 && this.messages.nextDueOf(clientId) !== null && this.messages.nextDueOf(clientId)! <= at) deliveriesStuck = true;
+      const stillDue = attempts === 0 ? this.messages.nextDueOf(clientId) : null;
+      if (stillDue !== null && stillDue <= at) deliveriesStuck = true;
     }
     this.clocks.set(clientId, targetMs);
     const expired = this.idempotency.pruneClient(clientId, targetMs);

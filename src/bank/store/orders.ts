@@ -62,7 +62,6 @@ export class OrderRepository {
   private readonly dueStmt;
   private readonly dueOfClientStmt;
   private readonly nextSettlementStmt;
-  private readonly listStmt;
   private readonly throttleStmt;
 
   constructor(private readonly db: Db) {
@@ -87,7 +86,6 @@ export class OrderRepository {
     this.dueStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? ORDER BY settle_at LIMIT ?`);
     this.dueOfClientStmt = db.prepare(`${SELECT} WHERE status = 'PENDING' AND settle_at IS NOT NULL AND settle_at <= ? AND client_id = ? ORDER BY settle_at LIMIT ?`);
     this.nextSettlementStmt = db.prepare(`SELECT MIN(settle_at) FROM orders WHERE status = 'PENDING' AND settle_at IS NOT NULL AND client_id = ?`).pluck();
-    this.listStmt = db.prepare(`${SELECT} ORDER BY created_at DESC, reference LIMIT ? OFFSET ?`);
     this.throttleStmt = db.prepare('UPDATE orders SET polls_to_throttle = polls_to_throttle - 1 WHERE client_id = ? AND reference = ? AND polls_to_throttle > 0');
   }
 
@@ -128,14 +126,6 @@ export class OrderRepository {
 
   nextSettlementOf(clientId: string): number | null {
     return (this.nextSettlementStmt.get(clientId) as number | null | undefined) ?? null;
-  }
-
-  list(limit: number, offset: number): Order[] {
-    return this.listStmt.all(limit, offset) as Order[];
-  }
-
-  findByReference(reference: string): Order[] {
-    return this.db.prepare(`${SELECT} WHERE reference = ? ORDER BY client_id`).all(reference) as Order[];
   }
 
   /** Orders newest first (insertion order), filtered; each with its row number for the next cursor. */

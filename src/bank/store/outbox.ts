@@ -228,8 +228,4 @@ export class OutboxRepository {
   callbacksOfOrder(clientId: string, reference: string): Omit<CallbackRow, 'body'>[] {
     return this.ofOrderStmt.all(clientId, reference) as Omit<CallbackRow, 'body'>[];
   }
-
-  eventsOfOrder(clientId: string, reference: string): StatusEventRow[] {
-    return this.db.prepare(`SELECT ${EVENT_COLUMNS}, state FROM status_events WHERE client_id = ? AND reference = ? ORDER BY id`).all(clientId, reference) as StatusEventRow[];
-  }
 }
