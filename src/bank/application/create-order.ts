@@ -82,14 +82,14 @@ export class CreateOrder {
     if (delayed) {
       // Refuse a known duplicate before making the client wait; acceptNew checks again after the delay.
       if (this.book.find(clientId, order.reference)) throw duplicateReference(order);
-      this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs);
+      this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
       await sleep(this.settings.createLatencyMs);
     }
     try {
       return this.db.transaction(() => {
         const outcome = this.book.acceptNew(clientId, order, 'push', decision);
         if (!outcome.accepted) throw duplicateReference(order);
-        if (!delayed) this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs);
+        if (!delayed) this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
         const answer = answerOf(outcome);
         this.idempotency.complete(clientId, key, answer.status, answer.body ?? Buffer.alloc(0));
         request.log.info('order accepted', {

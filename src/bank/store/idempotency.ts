@@ -25,8 +25,8 @@ export class IdempotencyRepository {
     );
     this.deleteStmt = db.prepare('DELETE FROM idempotency_records WHERE client_id = ? AND idem_key = ?');
     this.reserveStmt = db.prepare(
-      `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, locked_until, created_at, expires_at)
-       VALUES (?, ?, ?, 'in_progress', ?, ?, ?)`,
+      `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, locked_until, created_at, expires_at, reference)
+       VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)`,
     );
     this.completeStmt = db.prepare(
       `UPDATE idempotency_records SET state = 'done', status_code = ?, body = ?, locked_until = NULL
@@ -49,8 +49,9 @@ export class IdempotencyRepository {
     return record;
   }
 
-  reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number): void {
-    this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs);
+  /** `reference`: the order the key creates (a conformance run deletes its own orders' records by it). */
+  reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number, reference: string | null = null): void {
+    this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs, reference);
   }
 
   complete(clientId: string, key: string, statusCode: number, body: Buffer): void {

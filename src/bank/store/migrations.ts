@@ -232,4 +232,38 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX orders_due_by_client ON orders (client_id, settle_at) WHERE status = 'PENDING' AND settle_at IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'conformance runs',
+    sql: `
+      -- One run of the conformance suite against a client's Connector (conformance.md): its request, the orders
+      -- it asked the Connector to push (client.* cases) and its case results as they finish. Bounded in count.
+      CREATE TABLE conformance_runs (
+        id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'aborted')),
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        request TEXT NOT NULL,
+        client_orders TEXT NOT NULL,
+        results TEXT NOT NULL,
+        error TEXT
+      );
+      CREATE INDEX conformance_runs_by_client ON conformance_runs (client_id, started_at);
+      -- The reference an idempotency record answered for, so that a run's own orders can be deleted with it.
+      ALTER TABLE idempotency_records ADD COLUMN reference TEXT;
+    `,
+  },
+  {
+    version: 8,
+    name: 'fault profiles',
+    sql: `
+      -- A client's fault profile (conformance.md section 4): rates and seed, applied to what the Bank sends it.
+      CREATE TABLE client_faults (
+        client_id TEXT PRIMARY KEY,
+        profile TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
