@@ -31,6 +31,25 @@ export interface SignedClientOptions {
   tls?: TlsMaterial;
   /** Told of every request sent and what came back (the Bank's journal); never fails a call. */
   onExchange?: (exchange: SentExchange) => void;
+  /**
+   * A limit on the whole exchange, answer body included (`timeoutMs` is an idle limit: a peer that trickles
+   * its body byte by byte never reaches it). Off by default.
+   */
+  deadlineMs?: number;
+  /** Answers with a larger body end as an error instead (default: unlimited). */
+  maxResponseBytes?: number;
+}
+
+export interface SigningOverrides {
+  timestampMs?: number;
+  nonce?: string;
+  signer?: SigningKey;
+}
+
+export interface SignedRequest {
+  headers: Record<string, string>;
+  /** The signature base X-Signature signs. */
+  base: string;
 }
 
 /** One request as sent (headers as given, before the HTTP library adds its own) and its answer. */
@@ -91,19 +110,27 @@ export class SignedClient {
    * signature base of all of them.
    */
   signedHeaders(flow: SignedFlow, method: string, url: URL, body: Buffer | string, extra: Record<string, string> = {}): Record<string, string> {
+    return this.signRequest(flow, method, url, body, extra).headers;
+  }
+
+  /**
+   * signedHeaders, with the signature base it signed. `overrides` set what is otherwise fresh or the client's
+   * own (a conformance run signs with a stale timestamp, a reused nonce or another key on purpose).
+   */
+  signRequest(flow: SignedFlow, method: string, url: URL, body: Buffer | string, extra: Record<string, string> = {}, overrides: SigningOverrides = {}): SignedRequest {
     const headers: Record<string, string> = {
       'x-client-id': this.options.clientId,
-      'x-timestamp': formatInstantSeconds(this.options.clock.now()),
-      'x-nonce': newNonce(),
+      'x-timestamp': formatInstantSeconds(overrides.timestampMs ?? this.options.clock.now()),
+      'x-nonce': overrides.nonce ?? newNonce(),
       ...extra,
     };
     const digest = contentDigest(body);
     // Profile v1.1 section 1: a request with a body also carries RFC 9530 Content-Digest, for standard libraries.
     if (body.length > 0) headers['content-digest'] = digest;
     const base = signatureBase(flow, { method, target: requestTarget(url), headers, body, digest });
-    const { signer } = this.options;
+    const signer = overrides.signer ?? this.options.signer;
     headers['x-signature'] = signDetached(base, signer.privateKey, { alg: signer.alg, kid: signer.kid, typ: 'JOSE' });
-    return headers;
+    return { headers, base };
   }
 
   /** Sends one request; never throws for a network error or any HTTP status. */
@@ -123,7 +150,12 @@ export class SignedClient {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const response = await this.http.request<string>({ method, url: url.toString(), headers, data: body });
+      const { deadlineMs, maxResponseBytes } = this.options;
+      const limits = {
+        ...(deadlineMs === undefined ? {} : { signal: AbortSignal.timeout(deadlineMs) }),
+        ...(maxResponseBytes === undefined ? {} : { maxContentLength: maxResponseBytes }),
+      };
+      const response = await this.http.request<string>({ method, url: url.toString(), headers, data: body, ...limits });
       return { status: response.status, headers: response.headers, body: String(response.data ?? ''), latencyMs: latency(), error: null };
     } catch (error) {
       const message = loadAxios().isAxiosError(error) ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);

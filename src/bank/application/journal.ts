@@ -208,14 +208,19 @@ export class Journal implements OrderJournal {
 
   /** The observer a SignedClient calls after each request (pull, callback, token fetch), for one client's Connector. */
   outgoingRecorder(clientId: string | null): (exchange: SentExchange) => void {
-    return (exchange) => this.recordOutbound(clientId, exchange);
+    return (exchange) => {
+      this.recordOutbound(clientId, exchange);
+    };
   }
 
-  recordOutbound(clientId: string | null, exchange: SentExchange): void {
-    if (!this.enabled || this.closed) return;
+  /** Queues one outgoing exchange; answers its journal id (null with the journal off). */
+  recordOutbound(clientId: string | null, exchange: SentExchange): number | null {
+    if (!this.enabled || this.closed) return null;
     const at = this.clock.now() - exchange.answer.latencyMs;
-    this.pending.push({ kind: 'out', id: this.reserveId(), at, clientId, exchange });
+    const id = this.reserveId();
+    this.pending.push({ kind: 'out', id, at, clientId, exchange });
     this.queued();
+    return id;
   }
 
   /** Writes what is queued and prunes by count, in one transaction; by age at most once a second. */

@@ -67,6 +67,11 @@ export class ConnectorClient {
     return { status, body: text, latencyMs, error };
   }
 
+  /** The token the pull carries (a conformance run sends its own pulls with it). */
+  pullToken(): Promise<string | null> {
+    return this.token();
+  }
+
   /** Static token, or client_credentials at the Connector's token URL (cached), or none. */
   private async token(): Promise<string | null> {
     if (this.settings.staticToken) return this.settings.staticToken;
