@@ -107,7 +107,7 @@ export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
 
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, false, { format: config.logFormat });
   const clients = loadClientDefinitions(config);
   // A jwks_uri client's keys are fetched on first need, by the fetcher made once the Bank's key is loaded.
   const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target, id) => jwksFetcher.fetch(target, id), () => clock.now(), config.jwksCacheTtlS, logger, clientId);

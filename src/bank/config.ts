@@ -1,6 +1,7 @@
 // One documented defaults object; every value can be overridden by the environment variable named beside it.
 // A bad value stops startup with a message that names the variable (the parsers and the loader: wire/settings).
 import { decimalList, defaultsOf, flag, instant, integer, list, loadSettings, LOG_LEVELS, oneOf, optionalText, SettingOf, text } from '../wire/settings';
+import { LOG_FORMATS, LogFormatSetting } from '../wire/logger';
 
 export { ConfigError } from '../wire/settings';
 
@@ -10,6 +11,7 @@ export interface BankConfig {
   host: string;
   dataDir: string;
   logLevel: string;
+  logFormat: LogFormatSetting;
   sandboxMode: 'strict' | 'relaxed';
   clientsFile: string;
   rulesFile: string | null;
@@ -72,6 +74,7 @@ export const SETTINGS = [
   { key: 'host', env: 'HOST', default: '0.0.0.0', doc: 'Address the listeners bind to.', parse: text },
   { key: 'dataDir', env: 'DATA_DIR', default: './data', doc: 'Directory for the SQLite file, keys and the dev PKI (`:memory:` for a throwaway store).', parse: text },
   { key: 'logLevel', env: 'LOG_LEVEL', default: 'info', doc: `winston level: ${LOG_LEVELS.join(', ')}.`, parse: oneOf(...LOG_LEVELS) },
+  { key: 'logFormat', env: 'LOG_FORMAT', default: 'auto', doc: '`json` (one JSON object per line), `pretty` (one readable line per event: time, level, message, key=value) or `auto`: pretty when standard output is a terminal, JSON otherwise.', parse: oneOf(...LOG_FORMATS) },
   { key: 'sandboxMode', env: 'SANDBOX_MODE', default: 'strict', doc: '`strict` or `relaxed`: relaxed allows reverse polling over plain HTTP and callbacks to `http://` Connectors.', parse: oneOf('strict', 'relaxed') },
   { key: 'clientsFile', env: 'CLIENTS_FILE', default: 'fixtures/clients.json', doc: 'Client registry (JSON, validated by `schemas/clients.schema.json`).', parse: text },
   { key: 'rulesFile', env: 'RULES_FILE', default: null, doc: 'Optional scenario rules (JSON, validated by `schemas/rules.schema.json`).', parse: optionalText },

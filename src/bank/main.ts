@@ -70,7 +70,7 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, client
 }
 
 async function start(config: BankConfig): Promise<Running> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, false, { format: config.logFormat });
   ensureDataDir(config.dataDir);
   const clientIds = loadClientDefinitions(config).map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds);
