@@ -94,10 +94,19 @@ async function loadOrCreateCa(files: PkiFiles, validityDays: number): Promise<Is
   if (exists(files.caCert, files.caKey)) {
     return { cert: new lib.X509Certificate(fs.readFileSync(files.caCert, 'utf8')), key: await importKeyPem(fs.readFileSync(files.caKey, 'utf8')) };
   }
+  const { issuer, keyPem, certPem } = await newCa('CN=Sandbox Bank Development CA, O=Sandbox Bank (sandbox only)', validityDays);
+  writeNew(files.caKey, keyPem, 0o600);
+  writeNew(files.caCert, certPem, 0o644);
+  return issuer;
+}
+
+/** A self-signed CA, in memory. */
+async function newCa(subject: string, validityDays: number): Promise<{ issuer: Issuer; keyPem: string; certPem: string }> {
+  const lib = x509();
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
   const cert = await lib.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
-    name: 'CN=Sandbox Bank Development CA, O=Sandbox Bank (sandbox only)',
+    name: subject,
     notBefore: new Date(Date.now() - DAY_MS),
     notAfter: new Date(Date.now() + validityDays * DAY_MS),
     signingAlgorithm: EC,
@@ -108,9 +117,7 @@ async function loadOrCreateCa(files: PkiFiles, validityDays: number): Promise<Is
       await lib.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  writeNew(files.caKey, await exportKeyPem(keys.privateKey), 0o600);
-  writeNew(files.caCert, cert.toString('pem') + '\n', 0o644);
-  return { cert, key: keys.privateKey };
+  return { issuer: { cert, key: keys.privateKey }, keyPem: await exportKeyPem(keys.privateKey), certPem: cert.toString('pem') + '\n' };
 }
 
 interface LeafSpec {
@@ -122,6 +129,14 @@ interface LeafSpec {
 
 async function issueLeaf(ca: Issuer, spec: LeafSpec, certFile: string, keyFile: string, validityDays: number): Promise<boolean> {
   if (exists(certFile, keyFile)) return false;
+  const { certPem, keyPem } = await leaf(ca, spec, validityDays);
+  writeNew(keyFile, keyPem, 0o600);
+  writeNew(certFile, certPem, 0o644);
+  return true;
+}
+
+/** A certificate issued by `ca`, in memory. */
+async function leaf(ca: Issuer, spec: LeafSpec, validityDays: number): Promise<{ certPem: string; keyPem: string }> {
   const lib = x509();
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
   const usages = [...(spec.serverAuth ? [lib.ExtendedKeyUsage.serverAuth] : []), ...(spec.clientAuth ? [lib.ExtendedKeyUsage.clientAuth] : [])];
@@ -143,9 +158,17 @@ async function issueLeaf(ca: Issuer, spec: LeafSpec, certFile: string, keyFile: 
       await lib.AuthorityKeyIdentifierExtension.create(ca.cert),
     ],
   });
-  writeNew(keyFile, await exportKeyPem(keys.privateKey), 0o600);
-  writeNew(certFile, cert.toString('pem') + '\n', 0o644);
-  return true;
+  return { certPem: cert.toString('pem') + '\n', keyPem: await exportKeyPem(keys.privateKey) };
+}
+
+/**
+ * A client certificate for `commonName` from a throwaway CA that nothing trusts (conformance
+ * transport.foreign_ca_refused): right name, wrong issuer.
+ */
+export async function foreignClientCertificate(commonName: string): Promise<{ cert: string; key: string }> {
+  const { issuer } = await newCa('CN=Not the Sandbox Bank CA, O=Conformance run (untrusted)', 1);
+  const { certPem, keyPem } = await leaf(issuer, { commonName, serverAuth: false, clientAuth: true, names: [commonName] }, 1);
+  return { cert: certPem, key: keyPem };
 }
 
 const LOCAL_NAMES = ['localhost', '127.0.0.1', '::1'];

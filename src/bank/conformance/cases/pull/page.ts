@@ -1,0 +1,45 @@
+// What the pull cases read of an answer: the page envelope (contract 2.2) and its orders (2.1).
+import { parseInstant } from '../../../../wire/rfc3339';
+import { schemaValidator, violationsOf } from '../../../../wire/schemas';
+import { Answer } from '../../probe';
+import { ServedOrder } from '../../case';
+
+export interface Page {
+  orders: ServedOrder[];
+  /** Schema violations of the envelope and the orders ("/content/0/currency is required"). */
+  violations: string[];
+}
+
+/** The page in a 200 answer, or an empty page for a 204; null for any other answer. */
+export function pageOf(answer: Answer): Page | null {
+  if (answer.status === 204) return { orders: [], violations: [] };
+  if (answer.status !== 200) return null;
+  const envelope = schemaValidator('pull-page');
+  if (!envelope(answer.json)) return { orders: [], violations: violationsOf(envelope).map((v) => `${v.path} ${v.message}`) };
+  const content = (answer.json as { content: Record<string, unknown>[] }).content;
+  const order = schemaValidator('payment-order');
+  const violations: string[] = [];
+  const orders: ServedOrder[] = [];
+  content.forEach((item, index) => {
+    if (!order(item)) violations.push(...violationsOf(order).map((v) => `/content/${index}${v.path === '/' ? '' : v.path} ${v.message}`));
+    if (typeof item.reference === 'string' && typeof item.initiated_at === 'string') orders.push({ reference: item.reference, initiatedAt: item.initiated_at });
+  });
+  const size = (answer.json as { size: number }).size;
+  if (size !== content.length) violations.push(`/size is ${size} but content has ${content.length} orders`);
+  return { orders, violations };
+}
+
+/** The first order, in page order, whose initiated_at is before `offset` or before its predecessor; null when none. */
+export function cursorViolation(orders: readonly ServedOrder[], offsetMs: number): string | null {
+  let previous = offsetMs;
+  for (const order of orders) {
+    const at = parseInstant(order.initiatedAt) ?? Date.parse(order.initiatedAt);
+    if (Number.isNaN(at)) return `${order.reference} has initiated_at "${order.initiatedAt}", not an instant`;
+    if (at < offsetMs) return `${order.reference} has initiated_at ${order.initiatedAt}, before the offset`;
+    if (at < previous) return `${order.reference} (${order.initiatedAt}) comes after a later order: not ascending`;
+    previous = at;
+  }
+  return null;
+}
+
+export const EPOCH = '1970-01-01T00:00:00Z';

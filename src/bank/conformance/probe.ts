@@ -1,0 +1,217 @@
+// How a conformance run talks to the Connector: the Bank's own signer and signed client (so what is tested is what
+// ships), with the misbehaviour of a case applied at the very last step, on the request as it would have left.
+// Every exchange is journaled like any other call and recorded, masked, for the reports. Each exchange has a
+// deadline and an answer size limit, so a Connector that hangs, trickles or floods fails its case, never the run.
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../../wire/clock';
+import { b64url } from '../../wire/base64url';
+import { peekHeader } from '../../wire/jws';
+import { SigningKey } from '../../wire/keys';
+import { formatInstant } from '../../wire/rfc3339';
+import { HttpAnswer, SentExchange, SignedClient, SigningOverrides, TlsMaterial } from '../../wire/signed-client';
+import { SignedFlow } from '../../wire/signature-base';
+import { BodyRecord, bodyText, curlCommand, cut, Masker } from '../application/journal-format';
+import { RecordedExchange } from './model';
+
+/** What a run needs to know of the client's Connector. */
+export interface ProbeTarget {
+  clientId: string;
+  baseUrl: string;
+  tls: TlsMaterial;
+  /** The pull's Bearer token (static or fetched), or null when the Connector takes none. */
+  token(): Promise<string | null>;
+}
+
+export interface ProbeSettings {
+  bankClientId: string;
+  signer: SigningKey;
+  clock: Clock;
+  /** Limit on one whole exchange. */
+  deadlineMs: number;
+  maxResponseBytes: number;
+  /** Bytes of each body kept in the reports. */
+  reportBodyLimit: number;
+  /** Journals an outgoing exchange; answers its id. */
+  journal(clientId: string, exchange: SentExchange): number | null;
+}
+
+/** A request ready to leave: what the Bank would send, before or after a misbehaviour. */
+export interface Prepared {
+  flow: SignedFlow;
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The base that was signed. */
+  base: string;
+}
+
+export interface Answer {
+  status: number | null;
+  headers: Readonly<Record<string, unknown>>;
+  body: string;
+  /** The body parsed as JSON, or undefined. */
+  json: unknown;
+  error: string | null;
+  /** When the answer was complete (ms). */
+  at: number;
+}
+
+export interface SignOptions extends SigningOverrides {
+  /** Headers of the flow left out before signing (their base lines are empty). */
+  omit?: readonly string[];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export class ConnectorProbe {
+  private readonly client: SignedClient;
+  readonly recorded: RecordedExchange[] = [];
+  /** Requests sent through the signed client, and how many got an HTTP answer (a Connector that is down gets none). */
+  sent = 0;
+  answered = 0;
+  firstError: string | null = null;
+
+  constructor(
+    readonly target: ProbeTarget,
+    private readonly settings: ProbeSettings,
+  ) {
+    const { bankClientId, signer, clock, deadlineMs, maxResponseBytes } = settings;
+    this.client = new SignedClient({ clientId: bankClientId, signer, clock, timeoutMs: deadlineMs, deadlineMs, maxResponseBytes, tls: target.tls });
+  }
+
+  /** The limit on one whole exchange. */
+  get deadlineMs(): number {
+    return this.settings.deadlineMs;
+  }
+
+  get now(): number {
+    return this.settings.clock.now();
+  }
+
+  url(path: string, query?: Record<string, string>): URL {
+    const url = new URL(`${this.target.baseUrl}${path}`);
+    if (query) url.search = new URLSearchParams(query).toString();
+    return url;
+  }
+
+  /** A pull as the Bank's poller sends it, signed, with the Connector's token. */
+  async pull(query: Record<string, string>, options: SignOptions = {}): Promise<Prepared> {
+    const prepared = this.sign('pull', 'GET', this.url('/payment-orders', query), Buffer.alloc(0), { 'x-request-id': randomUUID(), 'x-idempotency-key': `pull-${randomUUID()}` }, options);
+    const token = await this.target.token();
+    if (token) prepared.headers.authorization = `Bearer ${token}`;
+    return prepared;
+  }
+
+  /** A unit or batch callback as the dispatcher sends it. */
+  callback(kind: 'unit' | 'batch', body: unknown, idempotencyKey: string, options: SignOptions = {}): Prepared {
+    const path = kind === 'unit' ? '/callbacks/orders/status' : '/callbacks/orders/status/batch';
+    const bytes = Buffer.from(JSON.stringify(body));
+    const prepared = this.sign('callback', 'POST', this.url(path), bytes, { 'x-idempotency-key': idempotencyKey }, options);
+    prepared.headers['content-type'] = 'application/json';
+    return prepared;
+  }
+
+  private sign(flow: SignedFlow, method: 'GET' | 'POST', url: URL, body: Buffer, extra: Record<string, string>, options: SignOptions): Prepared {
+    const kept = Object.fromEntries(Object.entries(extra).filter(([name]) => !options.omit?.includes(name)));
+    const { headers, base } = this.client.signRequest(flow, method, url, body, kept, options);
+    return { flow, method, url, headers, body, base };
+  }
+
+  /** Sends a prepared request and records the exchange under `label`; never throws. */
+  async send(prepared: Prepared, label: string, misbehaviour: string | null = null): Promise<Answer> {
+    const { method, url, headers, body } = prepared;
+    const answer = await this.client.send(method, url, headers, method === 'GET' ? undefined : body);
+    this.sent += 1;
+    if (answer.status !== null) this.answered += 1;
+    else this.firstError ??= answer.error;
+    const exchange: SentExchange = { method, url: url.toString(), headers, body: method === 'GET' ? undefined : body, answer };
+    const journalId = this.settings.journal(this.target.clientId, exchange);
+    this.recorded.push(this.record(exchange, prepared.base, label, misbehaviour, journalId));
+    return { status: answer.status, headers: answer.headers, body: answer.body, json: parseJson(answer.body), error: answer.error, at: this.now };
+  }
+
+  /** Records an exchange made outside the signed client (the transport cases' own TLS connections). */
+  recordRaw(exchange: SentExchange, label: string, misbehaviour: string): void {
+    this.recorded.push(this.record(exchange, null, label, misbehaviour, this.settings.journal(this.target.clientId, exchange)));
+  }
+
+  /** The exchanges recorded since `mark` (a case takes its own). */
+  since(mark: number): RecordedExchange[] {
+    return this.recorded.slice(mark);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private bodyRecord(masker: Masker, bytes: Buffer, contentType: string): BodyRecord {
+    if (bytes.length === 0) return { body: null, size: 0, truncated: false };
+    const text = bodyText(bytes);
+    if (text === null) return { body: bytes.subarray(0, this.settings.reportBodyLimit).toString('base64'), body_encoding: 'base64', size: bytes.length, truncated: bytes.length > this.settings.reportBodyLimit };
+    const { text: kept, truncated } = cut(masker.scrub(masker.body(text, contentType)), this.settings.reportBodyLimit);
+    return { body: kept, size: bytes.length, truncated };
+  }
+
+  private record(exchange: SentExchange, base: string | null, label: string, misbehaviour: string | null, journalId: number | null): RecordedExchange {
+    const masker = new Masker();
+    const answer: HttpAnswer = exchange.answer;
+    const requestHeaders = masker.headers(exchange.headers);
+    const requestBody = this.bodyRecord(masker, Buffer.from(exchange.body ?? ''), exchange.headers['content-type'] ?? '');
+    const responseHeaders = masker.headers(plain(answer.headers));
+    const responseBody = this.bodyRecord(masker, Buffer.from(answer.body), String(responseHeaders['content-type'] ?? ''));
+    const url = new URL(exchange.url);
+    const signature = exchange.headers['x-signature'];
+    return {
+      label,
+      direction: 'out',
+      at: formatInstant(this.now - answer.latencyMs),
+      method: exchange.method,
+      url: exchange.url,
+      request: { headers: masker.scrubHeaders(requestHeaders), body: requestBody.body ?? '', truncated: requestBody.truncated },
+      jwsHeader: signature ? peekHeader(signature) : null,
+      signatureBase: base,
+      response: answer.status === null ? null : { status: answer.status, headers: masker.scrubHeaders(responseHeaders), body: responseBody.body ?? '', truncated: responseBody.truncated },
+      error: answer.error,
+      latencyMs: answer.latencyMs,
+      curl: curlCommand({ direction: 'out', method: exchange.method, url: exchange.url, path: url.pathname, headers: requestHeaders, body: requestBody }),
+      journalId,
+      misbehaviour,
+    };
+  }
+}
+
+function plain(headers: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const toJSON = (headers as { toJSON?: () => Record<string, unknown> }).toJSON;
+  return typeof toJSON === 'function' ? toJSON.call(headers) : { ...headers };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Misbehaviours: each takes the request as it would have left and changes one thing, after signing.
+
+export function withHeader(prepared: Prepared, name: string, value: string): Prepared {
+  return { ...prepared, headers: { ...prepared.headers, [name]: value } };
+}
+
+export function withoutHeader(prepared: Prepared, name: string): Prepared {
+  const headers = { ...prepared.headers };
+  delete headers[name];
+  return { ...prepared, headers };
+}
+
+/** The body changed after signing; Content-Digest (if sent) still describes the signed body. */
+export function withBody(prepared: Prepared, body: unknown): Prepared {
+  return { ...prepared, body: Buffer.from(JSON.stringify(body)) };
+}
+
+/** An unsecured JWS (RFC 7515 appendix A.5 style): header alg none, empty signature part. */
+export function withAlgNone(prepared: Prepared): Prepared {
+  const header = b64url(Buffer.from(JSON.stringify({ alg: 'none', typ: 'JOSE' })));
+  return withHeader(prepared, 'x-signature', `${header}..`);
+}
