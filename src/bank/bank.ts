@@ -44,6 +44,12 @@ import { EventLog } from './application/event-log';
 import { EventRepository } from './store/events';
 import { Journal } from './application/journal';
 import { JournalRepository } from './store/journal';
+import { BankMetrics } from './observability/metrics';
+import { markRouteBase } from './observability/request-metrics';
+import { OutboxDepthRepository } from './store/outbox-depth';
+import { requireAdmin } from './control/admin';
+import { FaultProfiles } from './application/fault-profiles';
+import { ClientFaultRepository } from './store/client-faults';
 
 export interface BankOptions {
   clock?: Clock;
@@ -136,6 +142,9 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const pauses = new ClientPauseRepository(db);
   for (const clientId of pauses.paused()) connectors.setPaused(clientId, true);
   const clocks = new ClientClocks(clock, new TestClockRepository(db));
+  // /metrics (docs/operations.md#metrics): the outgoing side is counted from the events it publishes.
+  const metrics = new BankMetrics({ outbox: new OutboxDepthRepository(db), clocks, guard: requireAdmin(config) });
+  const observedEvents = metrics.observing(eventLog);
   const outboxWriter = new OutboxWriter(outbox, clocks, config.reportPending, (clientId) => connectors.has(clientId));
   const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clocks, rules, eventLog);
   const createOrder = new CreateOrder(db, book, idempotency, clocks, config);
@@ -145,7 +154,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     batchWindowMs: config.batchWindowMs,
     autoBatchThreshold: config.autoBatchThreshold,
     retry: { scheduleS: config.retryScheduleS, horizonS: config.retryHorizonS, jitter: 0.1 },
-  }, eventLog);
+  }, observedEvents);
   const services: InboundServices = { config, clock, registry, tokens, nonces };
   const readiness = () => {
     const checks: Record<string, boolean | string | number> = { database: false, migrations: false, keys: Boolean(signer.kid) };
@@ -158,19 +167,21 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     }
     return { ready: Boolean(checks.database && checks.migrations && checks.keys), checks };
   };
-  const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: eventLog });
-  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), eventLog);
+  const faults = new FaultProfiles(new ClientFaultRepository(db), clock, logger);
+  const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: observedEvents, faults });
+  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), observedEvents);
   const app = buildApp({
-    services, logger, book, createOrder, readiness, journal, events: eventLog,
+    services, logger, book, createOrder, readiness, journal, metrics, events: eventLog, pollFaults: faults,
     jwks: () => ({ keys: [signer.publicJwk] }),
     extraRoutes: (router) =>
-      router.use('/sandbox', controlPlane({
+      router.use('/sandbox', markRouteBase, controlPlane({
         config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: eventLog, eventLog, journal,
-        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks), registry,
+        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks, faults), registry, faults,
         clients: new ClientRegistrations({
           config, registry, repository: clientRepository, connectors, connectorTls: options.connectorTls ?? {}, clock, logger,
           certificates: new ClientCertificates({ pki: devPkiOf(config), bankClientId: config.bankClientId, serverNames: config.tlsServerNames }),
           jwksUriRefusal: (url) => jwksFetcher.refusal(url),
+          faults,
         }),
       })),
   });

@@ -59,6 +59,8 @@ export interface SentExchange {
   headers: Readonly<Record<string, string>>;
   body?: Buffer | string;
   answer: HttpAnswer;
+  /** The faults a test profile injected into this request (the Bank's fault profiles), for the observer to mark. */
+  fault?: string;
 }
 
 export interface HttpAnswer {
@@ -133,12 +135,12 @@ export class SignedClient {
     return { headers, base };
   }
 
-  /** Sends one request; never throws for a network error or any HTTP status. */
-  async send(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string): Promise<HttpAnswer> {
+  /** Sends one request; never throws for a network error or any HTTP status. `fault` is passed to the observer. */
+  async send(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string, fault?: string): Promise<HttpAnswer> {
     const answer = await this.request(method, url, headers, body);
     if (this.options.onExchange) {
       try {
-        this.options.onExchange({ method, url: url.toString(), headers, body, answer });
+        this.options.onExchange({ method, url: url.toString(), headers, body, answer, ...(fault ? { fault } : {}) });
       } catch {
         // an observer never changes what the call got
       }

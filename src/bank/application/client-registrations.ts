@@ -77,6 +77,8 @@ export interface ClientRegistrationDeps {
   jwksUriRefusal: (url: string) => string | null;
   clock: Clock;
   logger: Logger;
+  /** A deleted client's fault profile goes with it (conformance.md section 4). */
+  faults?: { clear(clientId: string): boolean };
 }
 
 const DEFAULT_AUTH_METHODS: AuthMethod[] = ['bearer', 'dpop'];
@@ -261,6 +263,7 @@ export class ClientRegistrations {
       this.deps.registry.remove(clientId);
       const connector = this.deps.connectors.has(clientId);
       if (connector) this.deps.connectors.remove(clientId);
+      this.deps.faults?.clear(clientId);
       const ordersKept = this.deps.repository.orderCount(clientId);
       this.deps.logger.info('client deleted at run time', { client_id: clientId, orders_kept: ordersKept });
       return { client_id: clientId, removed: { registration: true, connector }, orders_kept: ordersKept };

@@ -52,6 +52,8 @@ export interface InboundCapture {
   orderId: string | null;
   /** Why the exchange has no complete answer (the client went away). */
   error: string | null;
+  /** The faults a client's fault profile injected into the answer (status_429). */
+  fault?: string | null;
 }
 
 /** The masked request and response of an entry, stored as JSON. */
@@ -59,6 +61,8 @@ export interface JournalDetail {
   request: { headers: HeaderBag } & BodyRecord;
   response: ({ headers: HeaderBag } & BodyRecord) | null;
   error: string | null;
+  /** The faults a fault profile injected (conformance.md section 4), comma-separated; absent when none. */
+  fault?: string;
 }
 
 /** Where an order's control-plane detail lists the exchanges that touched it. */
@@ -100,6 +104,7 @@ export function summaryView(row: JournalSummaryRow) {
     latency_ms: row.latencyMs,
     request_id: row.requestId,
     references: row.references,
+    fault: row.fault,
   };
 }
 
@@ -349,6 +354,7 @@ export class Journal implements OrderJournal {
     const responseBytes = capture.responseChunks.length === 1 ? capture.responseChunks[0] : Buffer.concat(capture.responseChunks);
     const response = this.record(masker, capture.responseHeaders, responseBytes, capture.responseSize);
     const detail: JournalDetail = { request: this.finish(masker, request), response: this.finish(masker, response), error: capture.error };
+    if (capture.fault) detail.fault = capture.fault;
     const target = capture.path.startsWith('/sandbox/') ? sandboxTarget(capture.path) : { clientId: null, reference: null };
     const clientId = capture.clientId ?? target.clientId ?? claimedClient(capture);
     const references: string[] = [];
@@ -384,6 +390,7 @@ export class Journal implements OrderJournal {
     const responseBytes = Buffer.from(answer.body);
     const response = answer.status === null ? null : this.record(masker, plainHeaders(answer.headers), responseBytes, responseBytes.length);
     const detail: JournalDetail = { request: this.finish(masker, request), response: response && this.finish(masker, response), error: answer.error };
+    if (exchange.fault) detail.fault = exchange.fault;
     const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
     if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(parseJson(answer.body)));
     let path = url;
@@ -409,7 +416,7 @@ export class Journal implements OrderJournal {
     };
   }
 
-  private entryView(row: JournalRow & { references: string[] }) {
+  private entryView(row: JournalRow & { references: string[]; fault: string | null }) {
     const detail = JSON.parse(row.detail) as JournalDetail;
     const curl = curlCommand({ direction: row.direction, method: row.method, url: row.url, path: row.path, headers: detail.request.headers, body: detail.request });
     return {

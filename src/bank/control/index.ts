@@ -24,6 +24,8 @@ import { ClientRegistrations } from '../application/client-registrations';
 import { ordersArea } from './orders';
 import { eventsArea } from './events';
 import { journalArea } from './journal';
+import { faultsArea } from './faults';
+import { FaultProfiles } from '../application/fault-profiles';
 
 /** Everything the control-plane areas act through. */
 export interface ControlDeps {
@@ -47,12 +49,14 @@ export interface ControlDeps {
   registry: ClientRegistry;
   /** Clients at run time: register, change, delete (section 1). */
   clients: ClientRegistrations;
+  /** Clients' fault profiles (conformance.md section 4). */
+  faults: FaultProfiles;
 }
 
 /** One area of the control plane: adds its routes to the /sandbox router. */
 export type ControlArea = (router: express.Router, deps: ControlDeps) => void;
 
-const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea];
+const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea, faultsArea];
 
 const BODY_LIMIT = '256kb';
 

@@ -9,7 +9,7 @@ import { flowRoute, requestIdOf } from './flow';
 import { healthRoutes, ReadinessProbe } from './health/routes';
 import { AUTH_CHALLENGE, PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from '../../wire/problems';
 import { RateLimiter } from './rate-limiter';
-import { orderStatusHandler } from './status/handler';
+import { orderStatusHandler, PollFaults } from './status/handler';
 import { tokenHandler } from './token/handler';
 import { oauthErrorBody } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
@@ -17,6 +17,7 @@ import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalRecorder } from './journal';
+import type { HttpMetrics } from '../observability/metrics';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 
@@ -33,6 +34,10 @@ export interface AppDeps {
   journal?: Journal;
   /** Hears of every refusal (`request.refused`). */
   events?: EventSink;
+  /** GET /metrics, and the request counts behind it. */
+  metrics?: HttpMetrics;
+  /** Clients' fault profiles: status polls they throttle (conformance.md section 4). */
+  pollFaults?: PollFaults;
 }
 
 export function flowSpecs(services: InboundServices): { create: FlowSpec; status: FlowSpec } {
@@ -133,9 +138,11 @@ export function buildApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (deps.metrics) app.use(deps.metrics.countRequests);
   app.use(accessLog(logger));
   if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
   healthRoutes(app, deps.readiness);
+  if (deps.metrics) app.get('/metrics', ...deps.metrics.endpoint);
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.json(deps.jwks());
@@ -147,10 +154,11 @@ export function buildApp(deps: AppDeps): express.Express {
   app.all('/payment-orders', methodNotAllowed('POST'));
   // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
   // malformed %-escape would fail ahead of the mTLS check. The handler decodes the id itself.
-  const statusRoute = flowRoute(specs.status, services, logger, orderStatusHandler(deps.book));
+  const statusRoute = flowRoute(specs.status, services, logger, orderStatusHandler(deps.book, deps.pollFaults));
   app.use((req, res, next) => {
     const match = STATUS_PATH.exec(req.path);
     if (!match) return next();
+    res.locals.route = '/payment-orders/:id/status';
     if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed('GET')();
     res.locals.rawOrderId = match[1];
     return statusRoute(req, res, next);

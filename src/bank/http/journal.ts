@@ -73,6 +73,7 @@ export function journalRecorder(journal: Journal, clock: Clock) {
         clientId: exchange?.client?.id ?? null,
         requestId: (res.locals.requestId as string | undefined) ?? null,
         orderId: decoded(res.locals.rawOrderId),
+        fault: (res.locals.fault as string | undefined) ?? null,
         error: complete || streaming ? null : 'the connection closed before the answer was complete',
       });
     };

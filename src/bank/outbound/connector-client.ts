@@ -5,6 +5,7 @@ import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
 import { SentExchange, SignedClient, TokenCache } from '../../wire/signed-client';
 import { SignedFlow } from '../../wire/signature-base';
+import { AttemptFaults, CLEAN_ATTEMPT, corruptedSignature, faultMark } from '../domain/faults';
 import { ConnectorSettings } from './connectors';
 
 export interface ConnectorResponse {
@@ -24,9 +25,14 @@ export interface OutboundIdentity {
 
 const TOKEN_REFRESH_MARGIN_MS = 30_000;
 
+/** The error of a callback attempt that a fault profile dropped (conformance.md section 4). */
+export const DROPPED_BY_FAULT_PROFILE = 'dropped by fault profile';
+
 export class ConnectorClient {
   private readonly client: SignedClient;
   private readonly tokens: TokenCache | null;
+  /** The journal's observer, also told of the requests a fault profile dropped (never sent). */
+  private readonly recordExchange?: (exchange: SentExchange) => void;
 
   constructor(
     readonly settings: ConnectorSettings,
@@ -35,6 +41,7 @@ export class ConnectorClient {
     maxSockets: number,
   ) {
     const onExchange = identity.journal?.outgoingRecorder(settings.clientId);
+    this.recordExchange = onExchange;
     this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxSockets, tls: settings.tls, onExchange });
     this.tokens = settings.tokenUrl
       ? new TokenCache(this.client, { tokenUrl: settings.tokenUrl, clientId: settings.tokenClientId ?? '', clientSecret: settings.tokenClientSecret ?? '' }, identity.clock, TOKEN_REFRESH_MARGIN_MS)
@@ -48,22 +55,58 @@ export class ConnectorClient {
     return { ...this.client.signedHeaders(flow, method, url, body, extra), 'content-type': 'application/json' };
   }
 
-  async pull(status: string, limit: number, offset: string): Promise<ConnectorResponse> {
+  /** A pull; `faults` (a fault profile's) may corrupt its signature or send it twice. */
+  async pull(status: string, limit: number, offset: string, faults: AttemptFaults = CLEAN_ATTEMPT): Promise<ConnectorResponse> {
     const url = new URL(`${this.settings.baseUrl}/payment-orders`);
     url.search = new URLSearchParams({ status, limit: String(limit), offset }).toString();
-    const headers = this.signedHeaders('pull', 'GET', url, Buffer.alloc(0), `pull-${randomUUID()}`, randomUUID());
+    const idempotencyKey = `pull-${randomUUID()}`;
+    const requestId = randomUUID();
     const token = await this.token();
-    if (token) headers.authorization = `Bearer ${token}`;
-    return this.send('GET', url, headers);
+    const sign = () => {
+      const headers = this.signedHeaders('pull', 'GET', url, Buffer.alloc(0), idempotencyKey, requestId);
+      if (token) headers.authorization = `Bearer ${token}`;
+      return headers;
+    };
+    return this.sendWithFaults('GET', url, sign, undefined, faults);
   }
 
-  async postCallback(target: string, idempotencyKey: string, body: Buffer): Promise<ConnectorResponse> {
+  /** One callback attempt; `faults` (a fault profile's) may drop it, corrupt its signature or send it twice. */
+  async postCallback(target: string, idempotencyKey: string, body: Buffer, faults: AttemptFaults = CLEAN_ATTEMPT): Promise<ConnectorResponse> {
     const url = new URL(target);
-    return this.send('POST', url, this.signedHeaders('callback', 'POST', url, body, idempotencyKey), body);
+    const sign = () => this.signedHeaders('callback', 'POST', url, body, idempotencyKey);
+    if (faults.drop) return this.dropped('POST', url, sign(), body, faults);
+    return this.sendWithFaults('POST', url, sign, body, faults);
   }
 
-  private async send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer): Promise<ConnectorResponse> {
-    const { status, body: text, latencyMs, error } = await this.client.send(method, url, headers, body);
+  /**
+   * Sends a request signed by `sign` (its signature corrupted for bad_signature), then, for duplicate, the same
+   * request again with a fresh timestamp and nonce (a byte-identical copy would only meet the replay check).
+   * The first answer is the attempt's; each exchange is marked with its faults in the journal.
+   */
+  private async sendWithFaults(method: 'GET' | 'POST', url: URL, sign: () => Record<string, string>, body: Buffer | undefined, faults: AttemptFaults): Promise<ConnectorResponse> {
+    const headers = () => {
+      const signed = sign();
+      if (faults.badSignature) signed['x-signature'] = corruptedSignature(signed['x-signature']);
+      return signed;
+    };
+    const first = await this.send(method, url, headers(), body, faultMark(faults.marks));
+    if (faults.duplicate) await this.send(method, url, headers(), body, faultMark([...faults.marks, 'duplicate']));
+    return first;
+  }
+
+  /** A dropped request is never sent: the journal shows what would have gone, with no answer. */
+  private dropped(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer, faults: AttemptFaults): ConnectorResponse {
+    const answer = { status: null, headers: {}, body: '', latencyMs: 0, error: DROPPED_BY_FAULT_PROFILE };
+    try {
+      this.recordExchange?.({ method, url: url.toString(), headers, body, answer, fault: faultMark(faults.marks) });
+    } catch {
+      // the journal never changes what the attempt got
+    }
+    return { status: null, body: '', latencyMs: 0, error: DROPPED_BY_FAULT_PROFILE };
+  }
+
+  private async send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer, fault?: string): Promise<ConnectorResponse> {
+    const { status, body: text, latencyMs, error } = await this.client.send(method, url, headers, body, fault);
     return { status, body: text, latencyMs, error };
   }
 

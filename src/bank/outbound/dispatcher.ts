@@ -1,8 +1,11 @@
 // Sends the outbox's due messages to each Connector with bounded concurrency. Freezing messages and recording
 // attempts (with their retry schedule) are the application's CallbackMessages; this is the network half.
 import type { Logger } from 'winston';
-import { attemptError, AttemptOutcome, CallbackMessages } from '../application/callback-messages';
+import { attemptError, AttemptOutcome, CallbackMessages, UNIT_CALLBACK_PATH } from '../application/callback-messages';
 import { ClientClocks } from '../application/clocks';
+import { FaultProfiles } from '../application/fault-profiles';
+import { unitCallbackBody, unitIdempotencyKey } from '../domain/callbacks';
+import { AttemptFaults, CLEAN_ATTEMPT } from '../domain/faults';
 import { CallbackRow } from '../store/outbox';
 import { ConnectorClient, ConnectorResponse } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
@@ -12,11 +15,19 @@ export { BATCH_CALLBACK_PATH, UNIT_CALLBACK_PATH } from '../application/callback
 export interface DispatcherOptions {
   concurrency: number;
   allowPlainHttp: boolean;
+  /** Clients' fault profiles (conformance.md section 4): what to do to each attempt; none when absent. */
+  faults?: FaultProfiles;
 }
+
+/** The extra callback a conflicting_final fault sends: marked in the journal, otherwise clean. */
+const CONFLICTING_FINAL: AttemptFaults = { ...CLEAN_ATTEMPT, marks: ['conflicting_final'] };
 
 export class Dispatcher {
   private cycle: Promise<number> | null = null;
   private stopped = false;
+  /** Messages waiting out an injected delay: no pass picks them up meanwhile. */
+  private readonly delayed = new Set<number>();
+  private readonly delayTimers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly messages: CallbackMessages,
@@ -41,6 +52,8 @@ export class Dispatcher {
   /** No new pass or delivery starts after this. */
   halt(): void {
     this.stopped = true;
+    for (const timer of this.delayTimers) clearTimeout(timer);
+    this.delayTimers.clear();
   }
 
   /** Halts, then lets in-flight deliveries finish. */
@@ -76,31 +89,79 @@ export class Dispatcher {
     return this.deliverDue(connector);
   }
 
-  /** Sends every due message of one Connector, then records all attempts at once. Returns how many were attempted. */
+  /**
+   * Sends every due message of one Connector, then records all attempts at once. Returns how many were attempted
+   * (an attempt held back by an injected delay is made and recorded later, on its own).
+   */
   async deliverDue(connector: ConnectorClient): Promise<number> {
-    const due = this.messages.due(connector.settings.clientId, this.options.concurrency * 8);
+    const clientId = connector.settings.clientId;
+    const due = this.messages.due(clientId, this.options.concurrency * 8).filter((callback) => !this.delayed.has(callback.id));
+    const pass = this.options.faults?.passOrder(clientId, due) ?? { order: due, moved: new Set<CallbackRow>() };
     const outcomes: AttemptOutcome[] = [];
     let next = 0;
     const worker = async () => {
-      while (next < due.length && !this.stopped) {
-        const callback = due[next];
+      while (next < pass.order.length && !this.stopped) {
+        const callback = pass.order[next];
         next += 1;
-        const startedAt = this.clocks.now(callback.clientId);
-        const response = await this.send(connector, callback);
-        outcomes.push({ callback, startedAt, endedAt: this.clocks.now(callback.clientId), response });
+        const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
+        if (faults.delayMs > 0) this.attemptLater(connector, callback, faults);
+        else outcomes.push(await this.attempt(connector, callback, faults));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, worker));
-    this.messages.recordAttempts(outcomes);
-    for (const outcome of outcomes) this.logOutcome(outcome.callback, outcome.response);
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, pass.order.length) }, worker));
+    this.record(outcomes);
     return outcomes.length;
   }
 
-  private send(connector: ConnectorClient, callback: CallbackRow): Promise<ConnectorResponse> {
+  private record(outcomes: AttemptOutcome[]): void {
+    this.messages.recordAttempts(outcomes);
+    for (const outcome of outcomes) this.logOutcome(outcome.callback, outcome.response);
+  }
+
+  /** One attempt; once it delivered the message, the conflicting finals its fault profile asks for. */
+  private async attempt(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): Promise<AttemptOutcome> {
+    const startedAt = this.clocks.now(callback.clientId);
+    const response = await this.send(connector, callback, faults);
+    const endedAt = this.clocks.now(callback.clientId);
+    if (attemptError(response) === null && callback.copiesLeft <= 1) await this.sendConflictingFinals(connector, callback);
+    return { callback, startedAt, endedAt, response };
+  }
+
+  /** An injected delay: the attempt is made delay_ms later, on its own, without holding up the pass or other clients. */
+  private attemptLater(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): void {
+    this.delayed.add(callback.id);
+    const timer = setTimeout(() => {
+      this.delayTimers.delete(timer);
+      if (this.stopped) return void this.delayed.delete(callback.id);
+      void this.attempt(connector, callback, faults)
+        .then((outcome) => {
+          if (!this.stopped) this.record([outcome]);
+        })
+        .catch((error: unknown) => this.logger.error('delayed callback attempt failed', { callback_id: callback.id, error: (error as Error).message }))
+        .finally(() => this.delayed.delete(callback.id));
+    }, faults.delayMs);
+    timer.unref();
+    this.delayTimers.add(timer);
+  }
+
+  /**
+   * conflicting_final: the opposite final of each final the delivered message carried, as a unit callback under
+   * that status's own key. Sent once and only journaled: it is never stored, retried or applied to the order.
+   */
+  private async sendConflictingFinals(connector: ConnectorClient, callback: CallbackRow): Promise<void> {
+    for (const report of this.options.faults?.conflictingFinals(callback) ?? []) {
+      const body = Buffer.from(JSON.stringify(unitCallbackBody(report)));
+      const key = unitIdempotencyKey(report.bankReference, report.status);
+      const response = await connector.postCallback(`${connector.settings.baseUrl}${UNIT_CALLBACK_PATH}`, key, body, CONFLICTING_FINAL);
+      this.logger.debug('conflicting final sent', { client_id: callback.clientId, reference: report.reference, status: report.status, idempotency_key: key, http_status: response.status });
+    }
+  }
+
+  private send(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): Promise<ConnectorResponse> {
     if (callback.url.startsWith('http://') && !this.options.allowPlainHttp) {
       return Promise.resolve({ status: null, body: '', latencyMs: 0, error: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' });
     }
-    return connector.postCallback(callback.url, callback.idempotencyKey, callback.body);
+    return connector.postCallback(callback.url, callback.idempotencyKey, callback.body, faults);
   }
 
   private logOutcome(callback: CallbackRow, response: ConnectorResponse): void {

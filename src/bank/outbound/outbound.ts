@@ -4,6 +4,7 @@ import type { ScheduledTask } from 'node-cron';
 import type { Logger } from 'winston';
 import { CallbackMessages } from '../application/callback-messages';
 import { EventSink } from '../application/events';
+import { FaultProfiles } from '../application/fault-profiles';
 import { OrderBook } from '../application/order-book';
 import { OutboxWriter } from '../application/outbox-writer';
 import { PulledOrders } from '../application/pulled-orders';
@@ -26,6 +27,8 @@ export interface OutboundDeps {
   logger: Logger;
   /** Where the poller publishes `poll.completed`. */
   events?: EventSink;
+  /** Clients' fault profiles, applied to their callbacks and pulls. */
+  faults?: FaultProfiles;
 }
 
 export interface Outbound {
@@ -47,6 +50,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   const dispatcher = new Dispatcher(deps.messages, connectors, clocks, logger, {
     concurrency: config.dispatchConcurrency,
     allowPlainHttp: config.sandboxMode === 'relaxed',
+    faults: deps.faults,
   });
   let halted = false;
 
@@ -71,7 +75,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
 
   deps.outboxWriter.onQueued(wake);
 
-  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events);
+  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events, deps.faults);
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;

@@ -4,6 +4,7 @@
 // larger limit instead of stalling or skipping.
 import type { Logger } from 'winston';
 import { EventSink, NO_EVENTS } from '../application/events';
+import { FaultProfiles } from '../application/fault-profiles';
 import { PageOutcome, PulledOrders } from '../application/pulled-orders';
 import { ConnectorClient } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
@@ -33,6 +34,8 @@ export class Poller {
     private readonly logger: Logger,
     private readonly startOffset: string,
     private readonly events: EventSink = NO_EVENTS,
+    /** Clients' fault profiles: a pull may be sent twice or badly signed (conformance.md section 4). */
+    private readonly faults?: FaultProfiles,
   ) {}
 
   /** One pull cycle over every polling Connector. Cycles never overlap: a call during a cycle joins it. */
@@ -61,7 +64,7 @@ export class Poller {
     while (report.pages < MAX_PAGES_PER_CYCLE) {
       let response;
       try {
-        response = await connector.pull(pollStatus, limit, report.cursor);
+        response = await connector.pull(pollStatus, limit, report.cursor, this.faults?.forPull(clientId, pollStatus, limit, report.cursor));
       } catch (error) {
         return this.failed(report, `token: ${(error as Error).message}`);
       }

@@ -22,7 +22,8 @@ export interface JournalInsert extends JournalRow {
   references: { clientId: string | null; reference: string }[];
 }
 
-export type JournalSummaryRow = Omit<JournalRow, 'detail'> & { references: string[] };
+/** `fault`: the faults a fault profile injected into the exchange (kept in the detail), or null. */
+export type JournalSummaryRow = Omit<JournalRow, 'detail'> & { references: string[]; fault: string | null };
 
 export interface JournalFilter {
   clientId: string | null;
@@ -49,6 +50,7 @@ export interface JournalMention {
 
 const SUMMARY = `j.id AS id, j.at AS at, j.direction AS direction, j.client_id AS clientId, j.method AS method, j.url AS url,
   j.path AS path, j.status AS status, j.code AS code, j.latency_ms AS latencyMs, j.request_id AS requestId,
+  json_extract(j.detail, '$.fault') AS fault,
   (SELECT json_group_array(reference) FROM journal_refs WHERE entry_id = j.id) AS refs`;
 
 type Stored<T> = T & { refs: string };
@@ -139,14 +141,14 @@ export class JournalRepository {
     return (this.lastAgedStmt.get(atMs) as number | null) ?? null;
   }
 
-  find(id: number): (JournalRow & { references: string[] }) | undefined {
-    const row = this.findStmt.get(id) as Stored<JournalRow> | undefined;
+  find(id: number): (JournalRow & { references: string[]; fault: string | null }) | undefined {
+    const row = this.findStmt.get(id) as Stored<JournalRow & { fault: string | null }> | undefined;
     return row ? withReferences(row) : undefined;
   }
 
   /** Summary rows newest first; fetch `limit + 1` to know whether there is a next page. */
   list(filter: JournalFilter, limit: number): JournalSummaryRow[] {
-    return (this.listStmt.all({ ...filter, limit }) as Stored<Omit<JournalRow, 'detail'>>[]).map(withReferences);
+    return (this.listStmt.all({ ...filter, limit }) as Stored<Omit<JournalSummaryRow, 'references'>>[]).map(withReferences);
   }
 
   /** The entries that involved one order, oldest first. */
