@@ -12,8 +12,9 @@ import { routeNotFound } from '../wire/http-edge';
 import { parseInstant } from '../wire/rfc3339';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
+import { Flaws } from './flaws';
 import { Problem, problemHandler } from './problems';
-import { parseBatchCallback, parseUnitCallback, StatusItem } from './status-objects';
+import { CONTRACT_RULES, parseBatchCallback, parseUnitCallback, StatusItem, StatusRules, validItemsOfBatch } from './status-objects';
 import { ConnectorStore, sha256Hex, StatusVia } from './store';
 import { verifyBankRequest } from './verify-bank-request';
 
@@ -25,10 +26,14 @@ export interface ConnectorAppDeps {
   now?: () => number;
   /** Pushes an order to the Bank (create); exposed as POST /orders so a demo or a test can trigger it. */
   push?: (order: PaymentOrderBody) => Promise<CreateResult>;
+  /** Deliberate flaws (flaws.ts); default: those of config.flaws. */
+  flaws?: Flaws;
 }
 
 const BODY_LIMIT = '1mb';
 const PULL_STATUSES = ['READY', 'INITIATED', 'PENDING'];
+/** A page size no store holds (SQLite's LIMIT takes a 64-bit integer). */
+const EVERY_ORDER = Number.MAX_SAFE_INTEGER;
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
 
@@ -74,7 +79,10 @@ function pullQuery(req: Request): { status: string; limit: number; offset: strin
 export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
   const { store, logger } = deps;
   const now = deps.now ?? Date.now;
-  const verifyDeps = { config: deps.config, store, jwks: deps.jwks, now };
+  const flaws = deps.flaws ?? new Flaws(deps.config.flaws);
+  const verifyDeps = { config: deps.config, store, jwks: deps.jwks, now, flaws };
+  let statusRules: StatusRules = CONTRACT_RULES;
+  if (flaws.has('accepts_failed_without_reason')) statusRules = { failedNeedsReason: false }; // FLAW accepts_failed_without_reason: FAILED without a reason passes
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -95,7 +103,8 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
     route(async (req, res) => {
       await verifyBankRequest(req, rawBodyOf(req), 'pull', verifyDeps);
       const { status, limit, offset, offsetMs } = pullQuery(req);
-      const page = store.pullPage(status, offsetMs, limit);
+      let page = store.pullPage(status, offsetMs, limit);
+      if (flaws.has('ignores_limit')) page = store.pullPage(status, offsetMs, EVERY_ORDER); // FLAW ignores_limit: every matching order, whatever the limit
       if (page.orders.length === 0) {
         res.status(204).end();
         return;
@@ -124,8 +133,11 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
       } catch {
         throw new Problem('body_malformed', 'the body is not JSON');
       }
-      const parsed = kind === 'unit' ? parseUnitCallback(body) : parseBatchCallback(body, key);
+      // One invalid item rejects a whole batch (contract 2.5).
+      let parsed = kind === 'unit' ? parseUnitCallback(body, statusRules) : parseBatchCallback(body, key, statusRules);
+      if (kind === 'batch' && flaws.has('applies_partial_batch')) parsed = validItemsOfBatch(body, key, statusRules); // FLAW applies_partial_batch: keeps a bad batch's valid items
       if (!parsed.value) throw new Problem('body_invalid', 'the status update does not match the contract', parsed.errors);
+      if (parsed.errors.length > 0) logger.warn('FLAW applies_partial_batch: invalid batch items dropped, the valid ones applied', { idempotency_key: key, errors: parsed.errors });
       const items: StatusItem[] = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
       let applied = 0;
       items.forEach((item, index) => {

@@ -4,6 +4,9 @@
 // - sign every call per the profile: a detached JWS over the signature base, fresh X-Timestamp and X-Nonce;
 // - give a create a deterministic X-Idempotency-Key, so a retry after a timeout replays the Bank's answer
 //   instead of creating a second order;
+// - retry a create that got a 5xx, a 429 or no answer at all (network error, time-out) with the SAME key and the
+//   SAME body bytes (fresh timestamp, nonce and signature), with exponential backoff, waiting at least a 429's or
+//   503's Retry-After; never retry another 4xx (the Bank has decided: the same request would get the same answer);
 // - check the create answer against the contract (4.1.1: a 200 has a body whose reference is ours, a 202 has
 //   none) before recording it: 200 applies the status, 202 means "awaiting a callback", and both PENDING and
 //   202 schedule reverse polling as the fallback;
@@ -47,6 +50,31 @@ export interface PaymentOrderBody {
 
 const TIMEOUT_MS = 10_000;
 const TOKEN_REFRESH_MARGIN_MS = 60_000;
+/** Growth of the wait between create retries. */
+const CREATE_RETRY_FACTOR = 2;
+/** A Retry-After longer than this is not a passing hiccup: the create stops retrying and reports the answer. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export type Sleep = (ms: number) => Promise<void>;
+
+const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A create answer worth sending again: 5xx, 429, or none at all. Any other 4xx is the Bank's decision. */
+export function isRetryableCreateAnswer(httpStatus: number | null): boolean {
+  return httpStatus === null || httpStatus === 429 || httpStatus >= 500;
+}
+
+/**
+ * The wait before create retry number `retry` (1, 2, ...): initialMs x 2^(retry-1), or the Retry-After of a 429
+ * or 503 when longer; null when the Bank asks for more than MAX_RETRY_AFTER_MS.
+ */
+export function createRetryDelayMs(initialMs: number, retry: number, answer: Pick<BankAnswer, 'httpStatus' | 'retryAfterS'>): number | null {
+  const backoff = initialMs * CREATE_RETRY_FACTOR ** (retry - 1);
+  const honoursRetryAfter = answer.httpStatus === 429 || answer.httpStatus === 503;
+  if (!honoursRetryAfter || answer.retryAfterS === null) return backoff;
+  const retryAfterMs = answer.retryAfterS * 1000;
+  return retryAfterMs > MAX_RETRY_AFTER_MS ? null : Math.max(backoff, retryAfterMs);
+}
 
 function parseJson(text: string): unknown {
   if (text === '') return null;
@@ -73,6 +101,7 @@ export class BankClient {
     private readonly clock: Clock,
     private readonly logger: Logger,
     tls: TlsMaterial = {},
+    private readonly sleep: Sleep = realSleep,
   ) {
     const signer = signingKeyFromJwk(credentials.private_jwk);
     // The CA verifies the Bank's server certificate; cert and key are our client certificate (mTLS).
@@ -98,25 +127,48 @@ export class BankClient {
     return { httpStatus: answer.status, body: parseJson(answer.body), retryAfterS: retryAfterSeconds(answer.headers['retry-after']), error: null };
   }
 
-  /** POST /payment-orders, then records the answer. Safe to call again for the same order (same idempotency key). */
+  /**
+   * POST /payment-orders, retried on 5xx, 429 or no answer (CREATE_RETRIES, backoff from CREATE_RETRY_INITIAL_MS),
+   * then records the last answer. Safe to call again for the same order (same idempotency key, same body).
+   */
   async createOrder(order: PaymentOrderBody): Promise<CreateResult> {
-    const now = this.clock.now();
     // Stored before sending, so a callback that overtakes the create answer finds the order.
-    this.store.insertOrder(order, 'push', now);
+    this.store.insertOrder(order, 'push', this.clock.now());
+    // Serialised once: every attempt sends these exact bytes under this exact key.
     const body = JSON.stringify(order);
+    const idempotencyKey = `create-${order.reference}`;
+    let answer = await this.sendCreate(body, idempotencyKey);
+    for (let retry = 1; retry <= this.config.createRetries && isRetryableCreateAnswer(answer.httpStatus) && !answer.tokenFailed; retry += 1) {
+      const delayMs = createRetryDelayMs(this.config.createRetryInitialMs, retry, answer);
+      const context = { reference: order.reference, idempotency_key: idempotencyKey, retry, of: this.config.createRetries, http_status: answer.httpStatus, error: answer.error ?? undefined };
+      if (delayMs === null) {
+        this.logger.warn('create not retried: the Bank asks to wait longer than a retry may', { ...context, retry_after_s: answer.retryAfterS });
+        break;
+      }
+      this.logger.warn('create retry: same idempotency key and body', { ...context, delay_ms: delayMs });
+      await this.sleep(delayMs);
+      answer = await this.sendCreate(body, idempotencyKey);
+    }
+    const { tokenFailed: _tokenFailed, ...result } = answer;
+    if (answer.tokenFailed) return { ...result, status: this.store.order(order.reference)?.status ?? null };
+    return { ...result, status: this.recordCreateAnswer(order.reference, answer) };
+  }
+
+  /** One signed create attempt: fresh X-Request-Id, X-Timestamp, X-Nonce and signature over the same key and body. */
+  private async sendCreate(body: string, idempotencyKey: string): Promise<BankAnswer & { tokenFailed?: true }> {
     const url = new URL(`${this.config.bankUrl}/payment-orders`);
     const headers = this.client.signedHeaders('create', 'POST', url, body, {
       'x-request-id': randomUUID(),
-      'x-idempotency-key': `create-${order.reference}`,
+      'x-idempotency-key': idempotencyKey,
     });
     try {
       headers.authorization = `Bearer ${await this.accessToken()}`;
     } catch (error) {
-      return { httpStatus: null, body: null, retryAfterS: null, error: `token: ${(error as Error).message}`, status: this.store.order(order.reference)?.status ?? null };
+      // Nothing was sent: not a create to retry (the token endpoint's own failure is reported as is).
+      return { httpStatus: null, body: null, retryAfterS: null, error: `token: ${(error as Error).message}`, tokenFailed: true };
     }
     headers['content-type'] = 'application/json';
-    const answer = await this.send('POST', url, headers, body);
-    return { ...answer, status: this.recordCreateAnswer(order.reference, answer) };
+    return this.send('POST', url, headers, body);
   }
 
   private recordCreateAnswer(reference: string, answer: BankAnswer): ConnectorStatus | null {

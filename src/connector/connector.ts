@@ -16,6 +16,7 @@ import { buildConnectorApp } from './app';
 import { BankClient, ConnectorCredentials, PaymentOrderBody } from './bank-client';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
+import { Flaws } from './flaws';
 import { ReversePoller } from './reverse-poller';
 import { ConnectorStore, openConnectorStore } from './store';
 
@@ -93,14 +94,16 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
   const credentials = loadCredentials(config.credentialsFile);
   const fixture = loadFixtureOrders(config.ordersFixture);
   const tls = tlsMaterial(config);
+  const flaws = new Flaws(config.flaws);
+  if (flaws.list.length > 0) logger.warn('DELIBERATELY FLAWED connector: it breaks the contract on purpose (conformance proof only)', { flaws: flaws.list });
 
   const store = openConnectorStore(config.dataDir, config.pollInitialMs);
   const loaded = store.transaction(() => fixture.filter((order) => store.insertOrder(order, 'fixture', clock.now())).length);
   const bankClient = new BankClient(config, credentials, store, clock, logger, tls ?? {});
-  const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger);
-  const app = buildConnectorApp({ config, store, jwks, logger, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });
+  const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger, flaws);
+  const app = buildConnectorApp({ config, store, jwks, logger, flaws, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });
   const policy = { initialMs: config.pollInitialMs, maxMs: config.pollMaxMs, factor: config.pollFactor };
-  const reversePoller = new ReversePoller(store, bankClient, policy, clock, logger);
+  const reversePoller = new ReversePoller(store, bankClient, policy, clock, logger, flaws);
 
   // rejectUnauthorized: a caller without a certificate from CONNECTOR_TLS_CA never reaches the app.
   const server = tls
@@ -119,6 +122,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
     fixture_orders: fixture.length,
     fixture_orders_added: loaded,
     client_id: credentials.client_id,
+    flaws: flaws.list,
   });
 
   return {

@@ -8,6 +8,7 @@
 import type { Logger } from 'winston';
 import { Clock } from '../wire/clock';
 import { BankAnswer, BankClient } from './bank-client';
+import { Flaws } from './flaws';
 import { parseStatusAnswer } from './status-objects';
 import { ConnectorStore, isFinalStatus, PollRow } from './store';
 
@@ -55,6 +56,7 @@ export class ReversePoller {
     private readonly policy: BackoffPolicy,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly flaws: Flaws = Flaws.NONE,
   ) {}
 
   /** Polls every due order once. Passes never overlap: a call during a pass joins it. Returns how many were polled. */
@@ -108,13 +110,17 @@ export class ReversePoller {
         return isFinalStatus(status) ? { kind: 'final' } : { kind: 'not-final' };
       }
       case 404: {
+        if (this.flaws.has('polls_after_404')) return { kind: 'error' }; // FLAW polls_after_404: takes the 404 for a passing error
         const message = 'reverse polling: the Bank does not know this order (404); polling stopped';
         this.store.addAlert(reference, message, now);
         this.logger.error(message, { reference, problem: answer.body });
         return { kind: 'not-found' };
       }
-      case 429:
-        return { kind: 'rate-limited', retryAfterMs: answer.retryAfterS === null ? null : answer.retryAfterS * 1000 };
+      case 429: {
+        const retryAfterMs = answer.retryAfterS === null ? null : answer.retryAfterS * 1000;
+        if (this.flaws.has('ignores_retry_after')) return { kind: 'rate-limited', retryAfterMs: null }; // FLAW ignores_retry_after: forgets the Bank's Retry-After
+        return { kind: 'rate-limited', retryAfterMs };
+      }
       default:
         return { kind: 'error' };
     }

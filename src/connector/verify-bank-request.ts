@@ -4,13 +4,17 @@
 // body bytes), verify the detached JWS with the Bank's published key, and spend the nonce only once the
 // signature verified, so a forged request cannot burn a nonce. The header, signature and signature-base checks
 // are the exchange's shared ones (wire/verify-request); who may call and the nonce store are the Connector's.
+import type { KeyObject } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { Request } from 'express';
 import { withinWindow } from '../wire/freshness';
+import { peekHeader } from '../wire/jws';
 import { sameSecret } from '../wire/secrets';
-import { checkSignatureAsync, IncomingRequest, isFailure, nonceExpiresAt, readSignedHeaders, VerifyFailure } from '../wire/verify-request';
+import { SignedFlow } from '../wire/signature-base';
+import { checkSignatureAsync, IncomingRequest, isFailure, KeyLookup, nonceExpiresAt, readSignedHeaders, VerifyFailure } from '../wire/verify-request';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
+import { Flaws } from './flaws';
 import { Problem } from './problems';
 import { ConnectorStore } from './store';
 
@@ -21,6 +25,8 @@ export interface VerifyDeps {
   store: ConnectorStore;
   jwks: BankJwks;
   now: () => number;
+  /** Deliberate flaws (flaws.ts); none unless given. */
+  flaws?: Flaws;
 }
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -51,6 +57,7 @@ function checkPullToken(req: Request, pullToken: string): void {
 /** Throws a Problem when the request is not a fresh, signed request from the Bank. */
 export async function verifyBankRequest(req: Request, rawBody: Buffer, flow: BankFlow, deps: VerifyDeps): Promise<void> {
   const { config, store } = deps;
+  const flaws = deps.flaws ?? Flaws.NONE;
   const nowMs = deps.now();
   if (flow === 'callback') {
     const contentType = header(req, 'content-type');
@@ -66,14 +73,39 @@ export async function verifyBankRequest(req: Request, rawBody: Buffer, flow: Ban
   checkPeerCertificate(req, config.bankClientId);
   if (flow === 'pull') checkPullToken(req, config.pullToken);
 
-  if (!withinWindow(timestampMs, nowMs, config.timestampWindowS)) {
+  const fresh = withinWindow(timestampMs, nowMs, config.timestampWindowS);
+  if (!fresh && !flaws.has('accepts_stale_timestamp') /* FLAW accepts_stale_timestamp: lets a stale X-Timestamp through */) {
     throw new Problem('timestamp_out_of_window', `X-Timestamp is more than ${config.timestampWindowS} s from the connector's clock`);
   }
   // req.originalUrl is the request target exactly as it travelled: path and raw query, nothing re-encoded.
   const request: IncomingRequest = { method: req.method, target: req.originalUrl, header: (name) => header(req, name), body: rawBody };
-  const failure = await checkSignatureAsync(flow, request, (kid, alg) => deps.jwks.keyFor(kid, alg), "in the Bank's JWKS");
-  if (failure) throw problemOf(failure);
-  if (!store.spendNonce(config.bankClientId, values['x-nonce'], nowMs, nonceExpiresAt(timestampMs, nowMs, config.timestampWindowS))) {
+  const findKey: KeyLookup<Promise<KeyObject | null>> = (kid, alg) => deps.jwks.keyFor(kid, alg);
+  const failure = await checkSignatureAsync(flow, request, findKey, KEY_OWNER);
+  if (failure && !(await acceptedByFlaw(failure, flow, request, findKey, flaws)) /* FLAW accepts_bad_signature, accepts_alg_none */) {
+    throw problemOf(failure);
+  }
+  const unused = store.spendNonce(config.bankClientId, values['x-nonce'], nowMs, nonceExpiresAt(timestampMs, nowMs, config.timestampWindowS));
+  if (!unused && !flaws.has('accepts_replayed_nonce') /* FLAW accepts_replayed_nonce: lets a replayed X-Nonce through */) {
     throw new Problem('nonce_replayed', 'X-Nonce was already used within the acceptance window');
   }
+}
+
+const KEY_OWNER = "in the Bank's JWKS";
+
+/**
+ * The deliberately broken variants only (flaws.ts): whether a flaw lets this signature failure through.
+ * accepts_bad_signature: the key was found and the alg is valid, but the signature does not verify over this
+ * request's base (signature_mismatch), or the body no longer matches its Content-Digest while the signature's key
+ * is known (digest_mismatch: checked again without the digest, to tell a known key from an unknown kid).
+ * accepts_alg_none: the protected header says alg "none".
+ */
+async function acceptedByFlaw(failure: VerifyFailure, flow: SignedFlow, request: IncomingRequest, findKey: KeyLookup<Promise<KeyObject | null>>, flaws: Flaws): Promise<boolean> {
+  if (failure.code !== 'signature_invalid') return false;
+  if (flaws.has('accepts_alg_none') && peekHeader(request.header('x-signature') ?? '')?.alg === 'none') return true;
+  if (!flaws.has('accepts_bad_signature')) return false;
+  if (failure.reason === 'signature_mismatch') return true;
+  if (failure.reason !== 'digest_mismatch') return false;
+  const withoutDigest: IncomingRequest = { ...request, header: (name) => (name === 'content-digest' ? undefined : request.header(name)) };
+  const signatureOnly = await checkSignatureAsync(flow, withoutDigest, findKey, KEY_OWNER);
+  return signatureOnly === null || signatureOnly.reason === 'signature_mismatch';
 }

@@ -8,6 +8,7 @@ import { generateSigningJwk, publicOnly } from '../../src/wire/keys';
 import { BankJwks } from '../../src/connector/bank-jwks';
 import { CONNECTOR_DEFAULTS, loadConnectorConfig } from '../../src/connector/config';
 import { connectorLogger } from '../../src/connector/connector';
+import { FLAW_NAMES, Flaws } from '../../src/connector/flaws';
 import { intervalSeries, nextPoll } from '../../src/connector/reverse-poller';
 import { parseBatchCallback, parseCreateAnswer, parseStatusAnswer, parseUnitCallback } from '../../src/connector/status-objects';
 import { decideTransition, openConnectorStore } from '../../src/connector/store';
@@ -30,6 +31,9 @@ describe('configuration', () => {
       pollMaxMs: 900_000,
       pollFactor: 2,
       timestampWindowS: 300,
+      createRetries: 3,
+      createRetryInitialMs: 500,
+      flaws: [],
     });
   });
 
@@ -52,6 +56,15 @@ describe('configuration', () => {
     expect(attempt).toThrow(/POLL_FACTOR/);
     expect(attempt).toThrow(/CONNECTOR_TLS_KEY/);
     expect(() => loadConnectorConfig({ POLL_INITIAL_MS: '60000', POLL_MAX_MS: '1000' })).toThrow(/POLL_MAX_MS/);
+    expect(() => loadConnectorConfig({ CREATE_RETRIES: '-1', CREATE_RETRY_INITIAL_MS: '0' })).toThrow(/CREATE_RETRIES[\s\S]*CREATE_RETRY_INITIAL_MS/);
+  });
+
+  it('reads CONNECTOR_FLAWS as a comma-separated list of known flaws; an unknown one names the valid ones', () => {
+    expect(loadConnectorConfig({ CONNECTOR_FLAWS: ' ignores_limit,accepts_alg_none , ignores_limit' }).flaws).toEqual(['ignores_limit', 'accepts_alg_none']);
+    expect(loadConnectorConfig({ CONNECTOR_FLAWS: '' }).flaws).toEqual([]);
+    const attempt = () => loadConnectorConfig({ CONNECTOR_FLAWS: 'ignores_limit,accepts_everything' });
+    expect(attempt).toThrow(/CONNECTOR_FLAWS: unknown flaw "accepts_everything"; valid: accepts_bad_signature, accepts_alg_none, ignores_limit/);
+    expect(attempt).toThrow(new RegExp(FLAW_NAMES.join(', ')));
   });
 });
 
@@ -182,26 +195,112 @@ describe('fixtures/connector-orders.json', () => {
 });
 
 describe("the Bank's JWKS cache", () => {
-  it('fetches once, refetches once on an unknown kid, and not again within a few seconds', async () => {
-    const [first, rotated] = [publicOnly(await generateSigningJwk()), publicOnly(await generateSigningJwk())];
-    let published = [first];
-    let fetches = 0;
-    let now = 0;
-    const jwks = new BankJwks(async () => {
-      fetches += 1;
-      return { keys: published };
-    }, () => now, connectorLogger('error', true));
+  /** A JWKS source whose published keys the test changes, counting fetches, on a clock the test moves. */
+  async function source() {
+    const [first, rotated, later] = [publicOnly(await generateSigningJwk()), publicOnly(await generateSigningJwk()), publicOnly(await generateSigningJwk())];
+    const state = { published: [first], fetches: 0, now: 1_000_000 };
+    const cache = (flaws = Flaws.NONE) =>
+      new BankJwks(
+        async () => {
+          state.fetches += 1;
+          return { keys: state.published };
+        },
+        () => state.now,
+        connectorLogger('error', true),
+        flaws,
+      );
+    return { first, rotated, later, state, cache };
+  }
+
+  it('fetches on first use and keeps the keys: a known kid never refetches', async () => {
+    const { first, state, cache } = await source();
+    const jwks = cache();
     expect(await jwks.keyFor(first.kid!, 'ES256')).not.toBeNull();
+    state.now += 30 * 60_000;
     expect(await jwks.keyFor(first.kid!, 'ES256')).not.toBeNull();
-    expect(fetches).toBe(1);
-    published = [first, rotated];
-    now += 10_000;
-    expect(await jwks.keyFor(rotated.kid!, 'ES256')).not.toBeNull(); // the Bank rotated: one refetch
-    expect(fetches).toBe(2);
-    now += 1_000;
-    expect(await jwks.keyFor('made-up-kid', 'ES256')).toBeNull();
-    expect(fetches).toBe(2); // too soon after the last fetch
+    expect(state.fetches).toBe(1);
     expect(await jwks.keyFor(first.kid!, 'RS256')).toBeNull(); // a key is only good for its own alg
+  });
+
+  it('refetches on an unknown kid even a moment after the first fetch (a key rotated since)', async () => {
+    const { first, rotated, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    state.published = [first, rotated];
+    state.now += 10;
+    expect(await jwks.keyFor(rotated.kid!, 'ES256')).not.toBeNull();
+    expect(state.fetches).toBe(2);
+  });
+
+  it('a made-up kid costs one refetch, however often it is repeated', async () => {
+    const { first, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      expect(await jwks.keyFor('made-up-kid', 'ES256')).toBeNull();
+      state.now += 2_000;
+    }
+    expect(state.fetches).toBe(2);
+  });
+
+  it('a made-up kid followed at once by a rotated key: each gets its refetch, the rotated key is found', async () => {
+    const { first, rotated, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    expect(await jwks.keyFor('made-up-kid', 'ES256')).toBeNull();
+    state.published = [first, rotated];
+    state.now += 5;
+    expect(await jwks.keyFor(rotated.kid!, 'ES256')).not.toBeNull();
+    expect(state.fetches).toBe(3);
+  });
+
+  it('a burst of distinct made-up kids costs at most two refetches per 5 s', async () => {
+    const { first, later, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    for (let kid = 0; kid < 50; kid += 1) {
+      expect(await jwks.keyFor(`made-up-${kid}`, 'ES256')).toBeNull();
+      state.now += 50;
+    }
+    expect(state.fetches).toBe(1 + 2);
+    // Within the same 5 s, even a real rotation waits; once the window has passed, it is found.
+    state.published = [first, later];
+    expect(await jwks.keyFor(later.kid!, 'ES256')).toBeNull();
+    state.now += 5_000;
+    expect(await jwks.keyFor(later.kid!, 'ES256')).not.toBeNull();
+    expect(state.fetches).toBe(4);
+  });
+
+  it('concurrent requests with one unknown kid share one refetch', async () => {
+    const { first, rotated, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    state.published = [first, rotated];
+    const keys = await Promise.all([1, 2, 3].map(() => jwks.keyFor(rotated.kid!, 'ES256')));
+    expect(keys.every((key) => key !== null)).toBe(true);
+    expect(state.fetches).toBe(2);
+  });
+
+  it('refreshes a JWKS older than an hour before use, without spending the unknown-kid budget', async () => {
+    const { first, rotated, state, cache } = await source();
+    const jwks = cache();
+    await jwks.keyFor(first.kid!, 'ES256');
+    state.now += 60 * 60_000 + 1;
+    state.published = [rotated];
+    expect(await jwks.keyFor(rotated.kid!, 'ES256')).not.toBeNull();
+    expect(state.fetches).toBe(2);
+    for (const kid of ['made-up-1', 'made-up-2', 'made-up-3']) expect(await jwks.keyFor(kid, 'ES256')).toBeNull();
+    expect(state.fetches).toBe(2 + 2);
+  });
+
+  it('with the flaw no_jwks_refetch, an unknown kid never refetches: the rotated key is refused', async () => {
+    const { first, rotated, state, cache } = await source();
+    const jwks = cache(new Flaws(['no_jwks_refetch']));
+    await jwks.keyFor(first.kid!, 'ES256');
+    state.published = [first, rotated];
+    state.now += 60_000;
+    expect(await jwks.keyFor(rotated.kid!, 'ES256')).toBeNull();
+    expect(state.fetches).toBe(1);
   });
 
   it('answers 503 jwks_unavailable when the JWKS was never fetched', async () => {
