@@ -17,15 +17,25 @@ import { ROOT, startBank, tempDir, newNonce, isoNow } from '../helpers/bank';
 export const FIXTURE = path.join(ROOT, 'fixtures/connector-orders.json');
 export const CREDENTIALS = path.join(ROOT, 'fixtures/demo-connector/credentials.json');
 
-/** An HTTP server whose app is set later: its URL is known before the Bank is created. */
-export async function lateBoundServer(): Promise<{ url: string; server: http.Server; bind(app: express.Express): void }> {
+/** An HTTP server whose app is set later: its URL is known before the Bank is created. `observe` sees each request first. */
+export async function lateBoundServer(observe?: (req: http.IncomingMessage) => void): Promise<{ url: string; server: http.Server; bind(app: express.Express): void }> {
   let app: express.Express | null = null;
   const server = http.createServer((req, res) => {
+    observe?.(req);
     if (!app) return void res.writeHead(503).end();
     app(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, bind: (bound) => void (app = bound) };
+}
+
+/** A URL where nothing listens (a port just released). */
+export async function unreachableUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise((resolve) => server.close(resolve));
+  return url;
 }
 
 export async function startConnector(bankUrl: string, env: Record<string, string> = {}, clock?: Clock): Promise<ReferenceConnector> {

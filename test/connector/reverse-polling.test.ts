@@ -2,27 +2,17 @@
 // nowhere), so no callback ever arrives: the Connector's adaptive polling must find the final status itself,
 // stop on 404 with an alert, and back off on 429. The Bank answers reverse polling over plain HTTP only in
 // relaxed mode. One ManualClock drives both sides, so every interval is exact.
-import http from 'node:http';
-import { AddressInfo } from 'node:net';
 import { Bank } from '../../src/bank/bank';
 import { BankConfig } from '../../src/bank/config';
 import { ManualClock } from '../../src/wire/clock';
 import { ReferenceConnector } from '../../src/connector/connector';
 import { sampleOrder, startBank } from '../helpers/bank';
-import { closePair, lateBoundServer, startConnector } from './helpers';
+import { closePair, lateBoundServer, startConnector, unreachableUrl } from './helpers';
 
 interface Setup {
   bank: Bank;
   connector: ReferenceConnector;
   close(): Promise<void>;
-}
-
-async function unreachableUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await new Promise((resolve) => server.close(resolve));
-  return url;
 }
 
 async function setup(clock: ManualClock, bankOverrides: Partial<BankConfig>, env: Record<string, string>): Promise<Setup> {
