@@ -2,12 +2,13 @@
 // nowhere), so no callback ever arrives: the Connector's adaptive polling must find the final status itself,
 // stop on 404 with an alert, and back off on 429. The Bank answers reverse polling over plain HTTP only in
 // relaxed mode. One ManualClock drives both sides, so every interval is exact.
+import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { BankConfig } from '../../src/bank/config';
 import { ManualClock } from '../../src/wire/clock';
 import { ReferenceConnector } from '../../src/connector/connector';
 import { sampleOrder, startBank } from '../helpers/bank';
-import { closePair, lateBoundServer, startConnector, unreachableUrl } from './helpers';
+import { bankSignedHeaders, closePair, lateBoundServer, startConnector, unreachableUrl } from './helpers';
 
 interface Setup {
   bank: Bank;
@@ -117,5 +118,89 @@ describe('reverse polling backs off on 429', () => {
     await connector.reversePoller.tick();
     expect(connector.store.order(second.reference)?.status).toBe('PENDING');
     expect(connector.store.snapshot().alerts).toEqual([]);
+  });
+});
+
+// The same polling rules whichever way the order entered polling: a 202 (AWAITING) or a 200 PENDING create.
+describe.each([
+  { created: '202', scenario: 'ASYNC:60:SUCCESS', httpStatus: 202, status: 'AWAITING' },
+  { created: '200 PENDING', scenario: 'PENDING:60:SUCCESS', httpStatus: 200, status: 'PENDING' },
+])('reverse polling of an order created with $created', ({ scenario, httpStatus, status }) => {
+  const clock = new ManualClock(Date.now());
+  let env: Setup;
+
+  beforeAll(async () => {
+    env = await setup(clock, {}, { POLL_INITIAL_MS: '200', POLL_MAX_MS: '1600', POLL_FACTOR: '2' });
+  });
+  afterAll(() => env.close());
+
+  async function create(withScenario: string): Promise<string> {
+    const created = order(withScenario);
+    expect(await env.connector.bankClient.createOrder(created)).toMatchObject({ httpStatus, status });
+    return created.reference;
+  }
+
+  const pollOf = (reference: string) => env.connector.store.pollOf(reference)!;
+
+  /** Moves the clock to the order's next poll and runs one pass; returns when it polled. */
+  async function pollWhenDue(reference: string): Promise<number> {
+    clock.set(Math.max(clock.now(), pollOf(reference).next_at));
+    await env.connector.reversePoller.tick();
+    return clock.now();
+  }
+
+  it('backs off: each wait at least the one before, growing to the cap', async () => {
+    const reference = await create(scenario);
+    const start = clock.now();
+    const polledAt: number[] = [];
+    for (let poll = 0; poll < 5; poll += 1) polledAt.push(await pollWhenDue(reference));
+    const waits = polledAt.map((at, index) => at - (index === 0 ? start : polledAt[index - 1]));
+    expect(waits).toEqual([200, 400, 800, 1600, 1600]);
+    expect(pollOf(reference)).toMatchObject({ attempts: 5, stopped_reason: null });
+    expect(env.connector.store.order(reference)?.status).toBe('PENDING');
+  });
+
+  it('honours Retry-After: 2 of a 429 (scenario POLL_429), beyond its own shorter interval', async () => {
+    const reference = await create(`POLL_429:1:${scenario}`);
+    const polledAt = await pollWhenDue(reference);
+    expect(pollOf(reference)).toMatchObject({ attempts: 1, interval_ms: 400, next_at: polledAt + 2000 });
+    clock.set(polledAt + 1999);
+    await env.connector.reversePoller.tick();
+    expect(pollOf(reference).attempts).toBe(1);
+    await pollWhenDue(reference);
+    expect(pollOf(reference).attempts).toBe(2);
+    expect(env.connector.store.order(reference)?.status).toBe('PENDING');
+  });
+
+  it('stops when a callback made the order final: no poll afterwards', async () => {
+    const reference = await create(scenario);
+    await pollWhenDue(reference);
+    const bankReference = env.connector.store.order(reference)?.bank_reference ?? 'BNK-FROM-CALLBACK';
+    const body = JSON.stringify({ reference, bank_reference: bankReference, status: 'SUCCESS', processed_at: new Date(clock.now()).toISOString() });
+    const headers = bankSignedHeaders(env.bank.signer, 'callback', 'POST', '/callbacks/orders/status', body, clock);
+    const response = await request(env.connector.app).post('/callbacks/orders/status').set({ ...headers, 'content-type': 'application/json' }).send(body);
+    expect(response.status).toBe(200);
+    expect(pollOf(reference)).toMatchObject({ attempts: 1, stopped_reason: expect.stringMatching(/^final SUCCESS by callback/) });
+    clock.advance(120_000);
+    await env.connector.reversePoller.tick();
+    expect(pollOf(reference).attempts).toBe(1);
+    expect(env.connector.store.order(reference)?.status).toBe('SUCCESS');
+  });
+
+  it('stops after a 404 and raises an alert: no poll afterwards', async () => {
+    // A 202 order the Bank answers 404 (scenario POLL_404); for 200 PENDING, an order the Bank does not know.
+    let reference: string;
+    if (httpStatus === 202) reference = await create('POLL_404');
+    else {
+      reference = `GHOST-${Date.now()}`;
+      env.connector.store.insertOrder({ reference, initiated_at: '2026-11-20T00:00:00Z' }, 'push', clock.now());
+      env.connector.store.applyStatus(reference, { status: 'PENDING', bankReference: 'BNK-GHOST' }, 'create', clock.now());
+    }
+    await pollWhenDue(reference);
+    expect(pollOf(reference)).toMatchObject({ attempts: 0, stopped_reason: expect.stringMatching(/404/) });
+    expect(env.connector.store.snapshot().alerts).toContainEqual(expect.objectContaining({ reference, message: expect.stringMatching(/404/) }));
+    clock.advance(120_000);
+    await env.connector.reversePoller.tick();
+    expect(pollOf(reference)).toMatchObject({ attempts: 0, stopped_reason: expect.stringMatching(/404/) });
   });
 });
