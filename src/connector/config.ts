@@ -5,12 +5,14 @@
 // The parsers and the loader are the exchange's shared ones (wire/settings).
 import { baseUrl, decimal, defaultsOf, integer, loadSettings, LOG_LEVELS, oneOf, optionalText, SettingOf, text } from '../wire/settings';
 import { Flaw, FLAW_NAMES, parseFlaws } from './flaws';
+import { LOG_FORMATS, LogFormatSetting } from '../wire/logger';
 
 export interface ConnectorConfig {
   port: number;
   host: string;
   dataDir: string;
   logLevel: string;
+  logFormat: LogFormatSetting;
   credentialsFile: string;
   ordersFixture: string;
   /** Token and create. */
@@ -44,6 +46,7 @@ export const CONNECTOR_SETTINGS = [
   { key: 'host', env: 'CONNECTOR_HOST', default: '0.0.0.0', doc: 'Address the listener binds to.', parse: text },
   { key: 'dataDir', env: 'CONNECTOR_DATA_DIR', default: './data/connector', doc: 'Directory of the SQLite file (`:memory:` for a throwaway store).', parse: text },
   { key: 'logLevel', env: 'CONNECTOR_LOG_LEVEL', default: 'info', doc: `winston level: ${LOG_LEVELS.join(', ')}.`, parse: oneOf(...LOG_LEVELS) },
+  { key: 'logFormat', env: 'CONNECTOR_LOG_FORMAT', default: 'auto', doc: '`json`, `pretty` (one readable line per event) or `auto`: pretty on a terminal, JSON otherwise.', parse: oneOf(...LOG_FORMATS) },
   { key: 'credentialsFile', env: 'CREDENTIALS_FILE', default: 'fixtures/demo-connector/credentials.json', doc: 'client_id, client_secret and private_jwk this Connector uses toward the Bank.', parse: text },
   { key: 'ordersFixture', env: 'ORDERS_FIXTURE', default: 'fixtures/connector-orders.json', doc: 'Payment orders (contract 2.1) the pull serves.', parse: text },
   { key: 'bankUrl', env: 'BANK_URL', default: DEFAULT_BANK_URL, doc: "The Bank's base URL for the token and the create.", parse: baseUrl },

@@ -10,7 +10,7 @@ import type express from 'express';
 import type { Logger } from 'winston';
 import { Clock, systemClock } from '../wire/clock';
 import { listen } from '../wire/http-edge';
-import { createLogger } from '../wire/logger';
+import { createLogger, LogFormatSetting } from '../wire/logger';
 import { TlsMaterial } from '../wire/signed-client';
 import { buildConnectorApp } from './app';
 import { BankClient, ConnectorCredentials, PaymentOrderBody } from './bank-client';
@@ -39,11 +39,9 @@ export interface ReferenceConnector {
   close(): Promise<void>;
 }
 
-/** JSON lines, like the Bank's, tagged service=reference-connector. */
-export function connectorLogger(level: string, silent = false): Logger {
-  const logger = createLogger(level, silent);
-  logger.defaultMeta = { service: 'reference-connector' };
-  return logger;
+/** The Bank's log formats (JSON lines, or readable on a terminal), tagged service=reference-connector. */
+export function connectorLogger(level: string, silent = false, format: LogFormatSetting = 'auto'): Logger {
+  return createLogger(level, silent, { format, service: 'reference-connector' });
 }
 
 function readFile(file: string, what: string): Buffer {
@@ -90,7 +88,7 @@ function tlsMaterial(config: ConnectorConfig): TlsMaterial | null {
 
 export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? connectorLogger(config.logLevel);
+  const logger = options.logger ?? connectorLogger(config.logLevel, false, config.logFormat);
   const credentials = loadCredentials(config.credentialsFile);
   const fixture = loadFixtureOrders(config.ordersFixture);
   const tls = tlsMaterial(config);

@@ -3,6 +3,8 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { chooseLogFormat, LogFormat, logFormat, prettyLine, useColours } from '../../src/wire/logger';
+import { loadConfig } from '../../src/bank/config';
+import { loadConnectorConfig } from '../../src/connector/config';
 
 const ESC = String.fromCharCode(27);
 const ANSI = new RegExp(`${ESC}\\[\\d+m`, 'g');
@@ -42,6 +44,20 @@ describe('choosing the format', () => {
     expect(useColours(true, {})).toBe(true);
     expect(useColours(false, {})).toBe(false);
     expect(useColours(true, { NO_COLOR: '1' })).toBe(false);
+  });
+});
+
+describe('the settings', () => {
+  it('LOG_FORMAT (the Bank) and CONNECTOR_LOG_FORMAT (the reference Connector) default to auto', () => {
+    expect(loadConfig({}).logFormat).toBe('auto');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConnectorConfig({}).logFormat).toBe('auto');
+    expect(loadConnectorConfig({ CONNECTOR_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+  });
+
+  it('refuse another value, naming the variable', () => {
+    expect(() => loadConfig({ LOG_FORMAT: 'yaml' })).toThrow(/LOG_FORMAT/);
+    expect(() => loadConnectorConfig({ CONNECTOR_LOG_FORMAT: 'colour' })).toThrow(/CONNECTOR_LOG_FORMAT/);
   });
 });
 
