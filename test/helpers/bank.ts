@@ -11,6 +11,7 @@ import { createLogger } from '../../src/wire/logger';
 import { signDetached } from '../../src/wire/jws';
 import { PublicJwk, signingKeyFromJwk } from '../../src/wire/keys';
 import { SignedFlow, signatureBase } from '../../src/wire/signature-base';
+import { checkContractOf } from './contract';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -37,8 +38,11 @@ export function testConfig(overrides: Partial<BankConfig> = {}): BankConfig {
   };
 }
 
+/** A Bank on a temp data dir; every answer of its app is checked against /openapi.json (helpers/contract.ts). */
 export async function startBank(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<Bank> {
-  return createBank(testConfig(overrides), { logger: createLogger('error', true), ...options });
+  const bank = await createBank(testConfig(overrides), { logger: createLogger('error', true), ...options });
+  checkContractOf(bank.app);
+  return bank;
 }
 
 /** Valid IBAN for a country and BBAN (computes the mod-97 check digits). */

@@ -17,6 +17,7 @@ import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalRecorder } from './journal';
+import { openApiRoutes } from './openapi/routes';
 import type { HttpMetrics } from '../observability/metrics';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
@@ -142,6 +143,7 @@ export function buildApp(deps: AppDeps): express.Express {
   app.use(accessLog(logger));
   if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
   healthRoutes(app, deps.readiness);
+  openApiRoutes(app, { httpPort: services.config.port, httpsPort: services.config.httpsPort });
   if (deps.metrics) app.get('/metrics', ...deps.metrics.endpoint);
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
