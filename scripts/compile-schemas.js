@@ -14,9 +14,11 @@ const { AJV_OPTIONS, SCHEMA_NAMES } = require('../dist/wire/schema-options');
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'dist', 'compiled-schemas');
 fs.mkdirSync(out, { recursive: true });
+const schemaOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'schemas', `${name}.schema.json`), 'utf8'));
 for (const name of SCHEMA_NAMES) {
   const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
   addFormats(ajv);
-  const schema = JSON.parse(fs.readFileSync(path.join(root, 'schemas', `${name}.schema.json`), 'utf8'));
-  fs.writeFileSync(path.join(out, `${name}.js`), standaloneCode(ajv, ajv.compile(schema)));
+  // A schema may $ref another one of schemas/ (the pull page's items are payment orders).
+  for (const other of SCHEMA_NAMES) if (other !== name) ajv.addSchema(schemaOf(other));
+  fs.writeFileSync(path.join(out, `${name}.js`), standaloneCode(ajv, ajv.compile(schemaOf(name))));
 }

@@ -1,4 +1,5 @@
 // Composition root of the Bank: store, keys, registry, domain services and the HTTP app.
+import fs from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
 import type { Logger } from 'winston';
@@ -44,6 +45,9 @@ import { EventLog } from './application/event-log';
 import { EventRepository } from './store/events';
 import { Journal } from './application/journal';
 import { JournalRepository } from './store/journal';
+import { ConformanceRuns } from './application/conformance-runs';
+import { ConformanceRunRepository } from './store/conformance-runs';
+import { PublishedKeys } from './security/published-keys';
 import { BankMetrics } from './observability/metrics';
 import { markRouteBase } from './observability/request-metrics';
 import { OutboxDepthRepository } from './store/outbox-depth';
@@ -78,12 +82,26 @@ export interface Bank {
   events: EventLog;
   /** The exchange journal (control plane section 4). */
   journal: Journal;
+  /** Conformance runs against clients' Connectors (conformance.md). */
+  conformance: ConformanceRuns;
   housekeeping(): void;
   close(): void;
 }
 
 function resolveFile(file: string): string {
   return path.isAbsolute(file) ? file : path.resolve(process.cwd(), file);
+}
+
+/** Limits of a conformance run's exchanges and how many runs are kept (docs/conformance.md). */
+const CONFORMANCE_DEFAULTS = { exchangeTimeoutMs: 5_000, maxResponseBytes: 1024 * 1024, defaultWindowS: 15, runsKept: 50 };
+
+/** The version in package.json (the reports name the Bank they came from). */
+function bankVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
 }
 
 export async function loadBankKey(keys: BankKeyRepository, clock: Clock, logger: Logger): Promise<SigningKey> {
@@ -170,13 +188,20 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const faults = new FaultProfiles(new ClientFaultRepository(db), clock, logger);
   const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: observedEvents, faults });
   const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), observedEvents);
+  const publishedKeys = new PublishedKeys(signer.publicJwk);
+  const conformance = new ConformanceRuns({
+    db, repo: new ConformanceRunRepository(db), connectors, book, journal, events: eventLog, signer, clock, logger,
+    clientExists: (clientId) => registry.find(clientId) !== undefined,
+    publishKey: (jwk) => publishedKeys.add(jwk),
+    settings: { ...CONFORMANCE_DEFAULTS, bankClientId: config.bankClientId, bankVersion: bankVersion(), reportBodyLimit: config.journalBodyLimit },
+  });
   const app = buildApp({
     services, logger, book, createOrder, readiness, journal, metrics, events: eventLog, pollFaults: faults,
-    jwks: () => ({ keys: [signer.publicJwk] }),
+    jwks: () => ({ keys: publishedKeys.all() }),
     extraRoutes: (router) =>
       router.use('/sandbox', markRouteBase, controlPlane({
         config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: eventLog, eventLog, journal,
-        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks, faults), registry, faults,
+        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks, faults), registry, faults, conformance,
         clients: new ClientRegistrations({
           config, registry, repository: clientRepository, connectors, connectorTls: options.connectorTls ?? {}, clock, logger,
           certificates: new ClientCertificates({ pki: devPkiOf(config), bankClientId: config.bankClientId, serverNames: config.tlsServerNames }),
@@ -194,7 +219,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
   };
   return {
-    config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal,
+    config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal, conformance,
     close: () => {
       outbound.halt();
       jwksFetcher.close();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Violation } from './problems';
-import { AJV_OPTIONS, SchemaName } from './schema-options';
+import { AJV_OPTIONS, SCHEMA_NAMES, SchemaName } from './schema-options';
 
 export const SCHEMA_DIR = path.resolve(__dirname, '..', '..', 'schemas');
 const PRECOMPILED_DIR = path.join(__dirname, '..', 'compiled-schemas');
@@ -20,14 +20,24 @@ function precompiled(name: SchemaName): ValidateFunction | null {
   return typeof loaded === 'function' ? loaded : loaded.default;
 }
 
+function readSchema(name: SchemaName): { $id: string } {
+  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8')) as { $id: string };
+}
+
+function schemaId(name: SchemaName): string {
+  return readSchema(name).$id;
+}
+
 function compileAtRunTime(name: SchemaName): ValidateFunction {
   if (!runtimeAjv) {
     const { default: AjvClass } = require('ajv') as typeof import('ajv');
     const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
     runtimeAjv = new AjvClass(AJV_OPTIONS);
     addFormats(runtimeAjv);
+    // Every schema is known by its $id, so that one may $ref another (the pull page's items are payment orders).
+    for (const one of SCHEMA_NAMES) runtimeAjv.addSchema(readSchema(one));
   }
-  return runtimeAjv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8')));
+  return runtimeAjv.getSchema(schemaId(name)) ?? runtimeAjv.compile(readSchema(name));
 }
 
 export function schemaValidator(name: SchemaName): ValidateFunction {

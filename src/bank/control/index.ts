@@ -25,6 +25,8 @@ import { ordersArea } from './orders';
 import { eventsArea } from './events';
 import { journalArea } from './journal';
 import { faultsArea } from './faults';
+import { conformanceArea } from './conformance';
+import { ConformanceRuns } from '../application/conformance-runs';
 import { FaultProfiles } from '../application/fault-profiles';
 
 /** Everything the control-plane areas act through. */
@@ -51,12 +53,14 @@ export interface ControlDeps {
   clients: ClientRegistrations;
   /** Clients' fault profiles (conformance.md section 4). */
   faults: FaultProfiles;
+  /** Conformance runs (conformance.md section 1). */
+  conformance: ConformanceRuns;
 }
 
 /** One area of the control plane: adds its routes to the /sandbox router. */
 export type ControlArea = (router: express.Router, deps: ControlDeps) => void;
 
-const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea, faultsArea];
+const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea, faultsArea, conformanceArea];
 
 const BODY_LIMIT = '256kb';
 

@@ -6,6 +6,8 @@ import { ConnectorSettings } from './connectors';
 export class ConnectorDirectory {
   private readonly clients = new Map<string, ConnectorClient>();
   private readonly paused = new Set<string>();
+  /** Clients whose normal pull waits: a conformance run is pulling from their Connector. */
+  private readonly pullsHeld = new Set<string>();
   private readonly changeListeners: (() => void)[] = [];
 
   constructor(
@@ -52,6 +54,16 @@ export class ConnectorDirectory {
   /** The Connectors pulled from and called back now (paused ones wait). */
   active(): ConnectorClient[] {
     return this.all().filter((connector) => !this.paused.has(connector.settings.clientId));
+  }
+
+  /** The Connectors the poller pulls from now: active, pulling, and not held by a conformance run. */
+  pullable(): ConnectorClient[] {
+    return this.active().filter((connector) => connector.settings.poll && !this.pullsHeld.has(connector.settings.clientId));
+  }
+
+  holdPulls(clientId: string, held: boolean): void {
+    if (held) this.pullsHeld.add(clientId);
+    else this.pullsHeld.delete(clientId);
   }
 
   setPaused(clientId: string, paused: boolean): void {

@@ -41,7 +41,7 @@ export class Poller {
   /** One pull cycle over every polling Connector. Cycles never overlap: a call during a cycle joins it. */
   runCycle(): Promise<PollReport[]> {
     if (!this.cycle) {
-      const polling = this.connectors.active().filter((connector) => connector.settings.poll);
+      const polling = this.connectors.pullable();
       this.cycle = Promise.all(polling.map((connector) => this.pollConnector(connector))).finally(() => {
         this.cycle = null;
       });

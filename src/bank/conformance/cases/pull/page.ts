@@ -10,22 +10,21 @@ export interface Page {
   violations: string[];
 }
 
-/** The page in a 200 answer, or an empty page for a 204; null for any other answer. */
+/** The page in a 200 answer (envelope and orders checked by schemas/pull-page.schema.json), or an empty page for a 204; null for any other answer. */
 export function pageOf(answer: Answer): Page | null {
   if (answer.status === 204) return { orders: [], violations: [] };
   if (answer.status !== 200) return null;
-  const envelope = schemaValidator('pull-page');
-  if (!envelope(answer.json)) return { orders: [], violations: violationsOf(envelope).map((v) => `${v.path} ${v.message}`) };
-  const content = (answer.json as { content: Record<string, unknown>[] }).content;
-  const order = schemaValidator('payment-order');
-  const violations: string[] = [];
-  const orders: ServedOrder[] = [];
-  content.forEach((item, index) => {
-    if (!order(item)) violations.push(...violationsOf(order).map((v) => `/content/${index}${v.path === '/' ? '' : v.path} ${v.message}`));
-    if (typeof item.reference === 'string' && typeof item.initiated_at === 'string') orders.push({ reference: item.reference, initiatedAt: item.initiated_at });
-  });
+  const validate = schemaValidator('pull-page');
+  const valid = validate(answer.json);
+  const violations = valid ? [] : violationsOf(validate).map((violation) => `${violation.path} ${violation.message}`);
+  const content = (answer.json as { content?: unknown } | undefined)?.content;
+  const items = Array.isArray(content) ? (content as Record<string, unknown>[]) : [];
+  const orders = items
+    .filter((item) => typeof item?.reference === 'string' && typeof item?.initiated_at === 'string')
+    .map((item) => ({ reference: item.reference as string, initiatedAt: item.initiated_at as string }));
+  if (!valid) return { orders, violations };
   const size = (answer.json as { size: number }).size;
-  if (size !== content.length) violations.push(`/size is ${size} but content has ${content.length} orders`);
+  if (size !== items.length) violations.push(`/size is ${size} but content has ${items.length} orders`);
   return { orders, violations };
 }
 
