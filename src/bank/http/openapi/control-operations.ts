@@ -25,7 +25,7 @@ const LIST = [
 const CLIENT = { client_id: 'A registered client\'s id.' };
 const ORDER = { client_id: 'The client the order belongs to.', reference: 'The order\'s reference.' };
 const MESSAGE = { message_id: 'A callback message\'s id.' };
-const RUN = { run_id: 'A conformance run\'s id.' };
+const RUN = { id: 'A conformance run\'s id.' };
 
 interface Options {
   pathParameters?: Record<string, string>;
@@ -35,6 +35,7 @@ interface Options {
   problems?: ProblemCode[];
   specialErrors?: AnswerSpec[];
   extraHeaders?: QueryParameter[];
+  untilSchemasExist?: boolean;
 }
 
 /** One control-plane operation: admin token, the common refusals, and for a write with a body its schema. */
@@ -58,6 +59,7 @@ function sandbox(method: HttpMethod, path: string, operationId: string, summary:
     answers: options.answers,
     problems,
     specialErrors: options.specialErrors,
+    untilSchemasExist: options.untilSchemasExist,
   };
 }
 
@@ -200,34 +202,57 @@ export const CONTROL_OPERATIONS: readonly OperationSpec[] = [
     answers: [ok('control/client-deleted')],
     problems: ['not_found'],
   }),
-  // conformance.md section 1: conformance runs
-  sandbox('post', '/sandbox/conformance-runs', 'startConformanceRun', 'Start a conformance run', 'Plays every case (or those asked for) against the client\'s Connector. Answers 202 at once with the orders the Connector should push during window_s (client.* cases); follow the run with GET.', {
-    body: 'control/conformance-run-start',
-    answers: [{ status: 202, description: 'Started.', schema: 'control/conformance-run-summary', headers: ['Location'] }],
-    problems: ['not_found', 'run_in_progress'],
+  // Fault profiles (conformance.md section 4)
+  sandbox('put', '/sandbox/clients/{client_id}/faults', 'setFaultProfile', 'Set a fault profile', 'Replaces the client\'s fault profile: the misbehaviours the Bank injects into the callbacks and pulls it sends this client and the status answers it gives it, seeded and reproducible. Every injected fault is marked in the journal.', {
+    pathParameters: CLIENT,
+    body: 'control/faults',
+    answers: [ok('control/fault-profile')],
+    problems: ['not_found'],
   }),
-  sandbox('get', '/sandbox/conformance-runs', 'listConformanceRuns', 'List conformance runs', 'Runs newest first (the newest 50 finished runs are kept), without their results.', {
+  sandbox('get', '/sandbox/clients/{client_id}/faults', 'getFaultProfile', 'The fault profile', 'The profile in force (all zeros and active false without one).', {
+    pathParameters: CLIENT,
+    answers: [ok('control/fault-profile')],
+    problems: ['not_found'],
+  }),
+  sandbox('delete', '/sandbox/clients/{client_id}/faults', 'clearFaultProfile', 'Remove the fault profile', 'Nothing is injected any more.', {
+    pathParameters: CLIENT,
+    answers: [{ status: 204, description: 'Removed (or there was none).' }],
+    problems: ['not_found'],
+  }),
+  // Conformance runs (conformance.md sections 1 and 2)
+  sandbox('post', '/sandbox/conformance-runs', 'startConformanceRun', 'Start a conformance run', 'Plays every case (or those asked) against the client\'s registered Connector and judges it; answers at once, with the orders the Connector is asked to push during the window (client.* cases).', {
+    body: 'control/conformance-run-start',
+    answers: [{ status: 202, description: 'Started; follow Location.', schema: 'control/conformance-run-summary', headers: ['Location'] }],
+    problems: ['not_found', 'run_in_progress'],
+    untilSchemasExist: true,
+  }),
+  sandbox('get', '/sandbox/conformance-runs', 'listConformanceRuns', 'List conformance runs', 'Runs newest first, without their results.', {
     query: [...LIST, text('client_id', 'Only this client\'s runs.')],
     answers: [ok('control/conformance-run-page')],
+    untilSchemasExist: true,
   }),
-  sandbox('get', '/sandbox/conformance-runs/{run_id}', 'getConformanceRun', 'One conformance run', 'Progress and the results of the cases finished so far, with every exchange.', {
+  sandbox('get', '/sandbox/conformance-runs/{id}', 'getConformanceRun', 'One conformance run', 'Progress and the results of the cases finished so far, each with its clause, expected and seen, and its exchanges.', {
     pathParameters: RUN,
     answers: [ok('control/conformance-run')],
     problems: ['not_found'],
+    untilSchemasExist: true,
   }),
-  sandbox('get', '/sandbox/conformance-runs/{run_id}/junit.xml', 'getConformanceJunit', 'The run as JUnit XML', 'One testsuite per group, one testcase per case (valid against the Jenkins junit-10.xsd).', {
+  sandbox('get', '/sandbox/conformance-runs/{id}/junit.xml', 'getConformanceJunit', 'The run as JUnit XML', 'One testsuite per group, one testcase per case (valid against junit-10.xsd), for a CI test report.', {
     pathParameters: RUN,
-    answers: [{ status: 200, description: 'JUnit XML.', contentType: 'application/xml', schema: { type: 'string' } }],
+    answers: [{ status: 200, description: 'The JUnit XML report.', contentType: 'application/xml', schema: { type: 'string' } }],
     problems: ['not_found'],
+    untilSchemasExist: true,
   }),
-  sandbox('get', '/sandbox/conformance-runs/{run_id}/report.html', 'getConformanceReport', 'The run as one HTML file', 'A self-contained report (no network reference): summary, then each case with its exchanges.', {
+  sandbox('get', '/sandbox/conformance-runs/{id}/report.html', 'getConformanceReport', 'The run as an HTML report', 'One self-contained page: summary, then every case with its verdict, clause and exchanges.', {
     pathParameters: RUN,
-    answers: [{ status: 200, description: 'HTML.', contentType: 'text/html', schema: { type: 'string' } }],
+    answers: [{ status: 200, description: 'The HTML report.', contentType: 'text/html', schema: { type: 'string' } }],
     problems: ['not_found'],
+    untilSchemasExist: true,
   }),
-  sandbox('delete', '/sandbox/conformance-runs/{run_id}', 'deleteConformanceRun', 'Delete a conformance run', 'Deletes a finished run and the orders it asked the Connector to push.', {
+  sandbox('delete', '/sandbox/conformance-runs/{id}', 'deleteConformanceRun', 'Delete a conformance run', 'The run, and the orders it asked the Connector to push.', {
     pathParameters: RUN,
     answers: [ok('control/conformance-run-deleted')],
-    problems: ['not_found', 'run_in_progress'],
+    problems: ['not_found'],
+    untilSchemasExist: true,
   }),
 ];

@@ -4,7 +4,7 @@
 import { headerParameter, headerParameterComponents, RESPONSE_HEADERS, responseHeader, signatureBaseDescription, signedHeaderParameters } from './headers';
 import { AnswerSpec, BodySpec, OperationSpec } from './model';
 import { oauthErrorResponses, problemResponses } from './problem-answers';
-import { componentRef, JsonObject, SchemaName, schemaComponents, schemaExamples } from './schema-components';
+import { componentRef, JsonObject, SchemaName, schemaComponents, schemaExamples, schemaFileExists } from './schema-components';
 
 const PATH_PARAMETER = /\{([^}]+)\}/g;
 
@@ -111,6 +111,11 @@ export function operationObject(operation: OperationSpec, style: DocumentStyle):
     responses: sorted,
     ...(operation.signed ? { 'x-signed-flow': operation.signed } : {}),
   };
+}
+
+/** The operations of a table that the document shows: all, but those still waiting for their schema files. */
+export function documentedOperations(operations: readonly OperationSpec[]): OperationSpec[] {
+  return operations.filter((operation) => !operation.untilSchemasExist || namedSchemas(operation).every((name) => schemaFileExists(name)));
 }
 
 /** The `paths` (or `webhooks`) object of a table, operations grouped by path in table order. */

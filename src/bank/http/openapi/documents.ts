@@ -5,7 +5,7 @@ import path from 'node:path';
 import { BANK_OPERATIONS, TAGS } from './bank-operations';
 import { CONNECTOR_OPERATIONS, CONNECTOR_TAGS } from './connector-operations';
 import { CONTROL_OPERATIONS } from './control-operations';
-import { components, DocumentStyle, pathItems } from './document';
+import { components, DocumentStyle, documentedOperations, pathItems } from './document';
 import { SECURITY_SCHEMES } from './headers';
 import { JsonObject } from './schema-components';
 
@@ -31,7 +31,7 @@ function packageVersion(): string {
 const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
 export function bankDocument(options: DocumentOptions): JsonObject {
-  const operations = [...BANK_OPERATIONS, ...CONTROL_OPERATIONS];
+  const operations = documentedOperations([...BANK_OPERATIONS, ...CONTROL_OPERATIONS]);
   return {
     openapi: '3.1.0',
     info: {

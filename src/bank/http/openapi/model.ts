@@ -70,4 +70,6 @@ export interface OperationSpec {
   oauthErrors?: OAuthErrorSpec[];
   /** Answers that need their own schema (wait_timeout's 408, readyz's 503). */
   specialErrors?: AnswerSpec[];
+  /** Left out of the document while one of its schema files does not exist yet (an API still being built). */
+  untilSchemasExist?: boolean;
 }

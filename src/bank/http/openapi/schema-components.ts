@@ -50,6 +50,10 @@ export function listSchemaFiles(root = SCHEMA_DIR): SchemaName[] {
   return names;
 }
 
+export function schemaFileExists(name: SchemaName, root = SCHEMA_DIR): boolean {
+  return fs.existsSync(path.join(root, `${name}${SUFFIX}`));
+}
+
 export function readSchema(name: SchemaName, root = SCHEMA_DIR): JsonObject {
   const file = path.join(root, `${name}${SUFFIX}`);
   try {
