@@ -10,7 +10,7 @@ import { Clock } from '../../src/wire/clock';
 import { signDetached } from '../../src/wire/jws';
 import { SigningKey } from '../../src/wire/keys';
 import { SignedFlow, signatureBase } from '../../src/wire/signature-base';
-import { loadConnectorConfig } from '../../src/connector/config';
+import { ConnectorConfig, loadConnectorConfig } from '../../src/connector/config';
 import { connectorLogger, ReferenceConnector, startReferenceConnector } from '../../src/connector/connector';
 import { ROOT, startBank, tempDir, newNonce, isoNow } from '../helpers/bank';
 
@@ -38,7 +38,8 @@ export async function unreachableUrl(): Promise<string> {
   return url;
 }
 
-export async function startConnector(bankUrl: string, env: Record<string, string> = {}, clock?: Clock): Promise<ReferenceConnector> {
+/** A Connector toward `bankUrl`, configured by `env` (as from the environment), then by `overrides` (as a config object). */
+export async function startConnector(bankUrl: string, env: Record<string, string> = {}, clock?: Clock, overrides: Partial<ConnectorConfig> = {}): Promise<ReferenceConnector> {
   const config = loadConnectorConfig({
     CONNECTOR_PORT: '0',
     CONNECTOR_HOST: '127.0.0.1',
@@ -48,7 +49,7 @@ export async function startConnector(bankUrl: string, env: Record<string, string
     BANK_URL: bankUrl,
     ...env,
   });
-  return startReferenceConnector(config, { clock, logger: connectorLogger('error', true), startPoller: false });
+  return startReferenceConnector({ ...config, ...overrides }, { clock, logger: connectorLogger('error', true), startPoller: false });
 }
 
 export interface Pair {
