@@ -114,9 +114,15 @@ function caseList(parsed: Parsed, name: string): string[] | undefined {
   return ids;
 }
 
+/** A run as answered; the 202 of POST carries no results yet. */
+function runOf(answer: ApiAnswer): RunView {
+  const run = answer.json as RunView;
+  return { ...run, cases: run.cases ?? [], results: run.results ?? [] };
+}
+
 async function startRun(api: BankApi, body: Record<string, unknown>): Promise<RunView> {
   const answer = await api.call('POST', '/sandbox/conformance-runs', { body });
-  if (answer.status >= 200 && answer.status < 300) return answer.json as RunView;
+  if (answer.status >= 200 && answer.status < 300) return runOf(answer);
   // Unknown client (404), a client without a Connector URL (400), a run in progress (409), no admin token,
   // a 5xx: the run could not start.
   throw unavailable(`the run could not start: ${problemText(answer)}`);
@@ -176,7 +182,7 @@ async function followRun(io: CliIo, api: BankApi, started: RunView, expected: Ex
       continue;
     }
     failures = 0;
-    run = answer.json as RunView;
+    run = runOf(answer);
     printNew(run);
   }
   return run;

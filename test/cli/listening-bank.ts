@@ -1,0 +1,35 @@
+// A Bank of the test helpers listening on a real port, with the admin token set: the CLI talks HTTP to it.
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import type { Bank, BankOptions } from '../../src/bank/bank';
+import type { BankConfig } from '../../src/bank/config';
+import { startBank } from '../helpers/bank';
+
+export const ADMIN = 'admin-token-of-the-cli-tests';
+
+export interface ListeningBank {
+  bank: Bank;
+  url: string;
+  /** SANDBOX_BANK_URL and ADMIN_TOKEN for this Bank. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A Bank of the test helpers on a real port (the CLI talks HTTP), with the admin token set. */
+export async function listeningBank(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<ListeningBank> {
+  const bank = await startBank({ adminToken: ADMIN, ...overrides }, options);
+  const server = http.createServer(bank.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    bank,
+    url,
+    env: { SANDBOX_BANK_URL: url, ADMIN_TOKEN: ADMIN },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      bank.close();
+    },
+  };
+}
+
