@@ -201,8 +201,9 @@ export class ConformanceRuns {
         const entry = journal.entry(row.id);
         if (!entry) continue;
         observed.push({
-          journalId: row.id, at: row.at, answeredAt: row.at + row.latencyMs, method: row.method, path: row.path, status: row.status, code: row.code,
-          headers: flatHeaders(entry.request.headers), body: entry.request.body, responseBody: entry.response?.body ?? null, reference,
+          journalId: row.id, at: row.at, answeredAt: row.at + row.latencyMs, method: row.method, url: row.url, path: row.path, status: row.status, code: row.code,
+          headers: flatHeaders(entry.request.headers), body: entry.request.body,
+          responseHeaders: flatHeaders(entry.response?.headers ?? {}), responseBody: entry.response?.body ?? null, curl: entry.curl, reference,
         });
       }
     }

@@ -33,12 +33,16 @@ export interface ObservedRequest {
   at: number;
   answeredAt: number;
   method: string;
+  url: string;
   path: string;
   status: number | null;
   code: string | null;
   headers: Record<string, string>;
   body: string | null;
+  responseHeaders: Record<string, string>;
   responseBody: string | null;
+  /** The journal's replay command. */
+  curl: string;
   /** The order reference a create carried or a status poll asked for. */
   reference: string | null;
 }

@@ -144,9 +144,9 @@ function unreachable(probe: ConnectorProbe, plan: RunPlan): string | null {
   return `the Connector at ${plan.target.baseUrl} answered none of the run's ${probe.sent} requests (first error: ${probe.firstError ?? 'none'})`;
 }
 
-async function playCase(entry: ConformanceCase, context: CaseContext, pool: ServedOrder[], plan: RunPlan): Promise<CaseResult> {
+async function playCase(entry: ConformanceCase, runContext: CaseContext, pool: ServedOrder[], plan: RunPlan): Promise<CaseResult> {
+  const context = { ...runContext, probe: runContext.probe.fork() };
   const started = context.probe.now;
-  const mark = context.probe.recorded.length;
   const judgement = await judge(entry, context, pool, plan);
   const { info } = entry;
   return {
@@ -159,7 +159,7 @@ async function playCase(entry: ConformanceCase, context: CaseContext, pool: Serv
     reason: judgement.reason ?? null,
     startedAt: formatInstant(started),
     durationMs: context.probe.now - started,
-    exchanges: context.probe.since(mark),
+    exchanges: context.probe.recorded,
   };
 }
 

@@ -12,6 +12,7 @@ import { HttpAnswer, SentExchange, SignedClient, SigningOverrides, TlsMaterial }
 import { SignedFlow } from '../../wire/signature-base';
 import { BodyRecord, bodyText, curlCommand, cut, Masker } from '../application/journal-format';
 import { RecordedExchange } from './model';
+import type { ObservedRequest } from './case';
 
 /** What a run needs to know of the client's Connector. */
 export interface ProbeTarget {
@@ -70,20 +71,45 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** What every probe of one run shares: how many requests went out and how many got an answer. */
+interface Reach {
+  sent: number;
+  answered: number;
+  firstError: string | null;
+}
+
 export class ConnectorProbe {
   private readonly client: SignedClient;
+  /** The exchanges of this probe (a case's own, since cases run side by side). */
   readonly recorded: RecordedExchange[] = [];
-  /** Requests sent through the signed client, and how many got an HTTP answer (a Connector that is down gets none). */
-  sent = 0;
-  answered = 0;
-  firstError: string | null = null;
+  private readonly reach: Reach;
 
   constructor(
     readonly target: ProbeTarget,
     private readonly settings: ProbeSettings,
+    shared?: { client: SignedClient; reach: Reach },
   ) {
     const { bankClientId, signer, clock, deadlineMs, maxResponseBytes } = settings;
-    this.client = new SignedClient({ clientId: bankClientId, signer, clock, timeoutMs: deadlineMs, deadlineMs, maxResponseBytes, tls: target.tls });
+    this.client = shared?.client ?? new SignedClient({ clientId: bankClientId, signer, clock, timeoutMs: deadlineMs, deadlineMs, maxResponseBytes, tls: target.tls });
+    this.reach = shared?.reach ?? { sent: 0, answered: 0, firstError: null };
+  }
+
+  /** A probe on the same connections that records its own exchanges (one per case). */
+  fork(): ConnectorProbe {
+    return new ConnectorProbe(this.target, this.settings, { client: this.client, reach: this.reach });
+  }
+
+  /** Requests sent by the run through the signed client, and how many got an HTTP answer (none: the Connector is down). */
+  get sent(): number {
+    return this.reach.sent;
+  }
+
+  get answered(): number {
+    return this.reach.answered;
+  }
+
+  get firstError(): string | null {
+    return this.reach.firstError;
   }
 
   /** The limit on one whole exchange. */
@@ -128,9 +154,9 @@ export class ConnectorProbe {
   async send(prepared: Prepared, label: string, misbehaviour: string | null = null): Promise<Answer> {
     const { method, url, headers, body } = prepared;
     const answer = await this.client.send(method, url, headers, method === 'GET' ? undefined : body);
-    this.sent += 1;
-    if (answer.status !== null) this.answered += 1;
-    else this.firstError ??= answer.error;
+    this.reach.sent += 1;
+    if (answer.status !== null) this.reach.answered += 1;
+    else this.reach.firstError ??= answer.error;
     const exchange: SentExchange = { method, url: url.toString(), headers, body: method === 'GET' ? undefined : body, answer };
     const journalId = this.settings.journal(this.target.clientId, exchange);
     this.recorded.push(this.record(exchange, prepared.base, label, misbehaviour, journalId));
@@ -142,9 +168,24 @@ export class ConnectorProbe {
     this.recorded.push(this.record(exchange, null, label, misbehaviour, this.settings.journal(this.target.clientId, exchange)));
   }
 
-  /** The exchanges recorded since `mark` (a case takes its own). */
-  since(mark: number): RecordedExchange[] {
-    return this.recorded.slice(mark);
+  /** Records a request the Connector made to the Bank, as the journal kept it (client.* cases). */
+  recordObserved(request: ObservedRequest, label: string): void {
+    this.recorded.push({
+      label,
+      direction: 'in',
+      at: formatInstant(request.at),
+      method: request.method,
+      url: request.url,
+      request: { headers: request.headers, body: request.body ?? '', truncated: false },
+      jwsHeader: request.headers['x-signature'] ? peekHeader(request.headers['x-signature']) : null,
+      signatureBase: null,
+      response: { status: request.status, headers: request.responseHeaders, body: request.responseBody ?? '', truncated: false },
+      error: null,
+      latencyMs: request.answeredAt - request.at,
+      curl: request.curl,
+      journalId: request.journalId,
+      misbehaviour: null,
+    });
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import { defineCase, failed, passed, skipped } from '../../case';
-import { isJudgement, polls, requestsFor } from './observed';
+import { attach, isJudgement, polls, requestsFor } from './observed';
 
 /** POLL_429's Retry-After, in ms; a poll may come this early and still count (clock resolution, scheduling). */
 const RETRY_AFTER_MS = 2000;
@@ -8,6 +8,7 @@ const SLACK_MS = 50;
 export default defineCase('client.honours_retry_after', 0, async (context) => {
   const found = requestsFor(context, 'client.honours_retry_after');
   if (isJudgement(found)) return found;
+  attach(context, found.requests);
   const list = polls(found.requests);
   const throttled = list.find((request) => request.status === 429);
   if (!throttled) return skipped(list.length === 0 ? `the Connector never polled ${found.reference}` : `no poll of ${found.reference} was answered 429`);

@@ -21,3 +21,8 @@ export function pollTimes(list: readonly ObservedRequest[]): string {
   const first = list[0].at;
   return `${list.length} poll${list.length === 1 ? '' : 's'}, at ${list.map((request) => `+${((request.at - first) / 1000).toFixed(1)} s`).join(', ')}`;
 }
+
+/** Shows the requests a case judged in its report, as the journal kept them. */
+export function attach(context: CaseContext, requests: readonly ObservedRequest[]): void {
+  for (const request of requests) context.probe.recordObserved(request, `the Connector's ${request.method === 'POST' ? 'create' : 'status poll'} of ${request.reference ?? 'an order'}`);
+}

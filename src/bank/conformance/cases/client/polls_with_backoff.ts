@@ -1,5 +1,5 @@
 import { defineCase, failed, passed, skipped, warning } from '../../case';
-import { isJudgement, polls, pollTimes, requestsFor } from './observed';
+import { attach, isJudgement, polls, pollTimes, requestsFor } from './observed';
 
 /** Jitter and scheduling noise: an interval may come out this much shorter than the one before and still count. */
 const TOLERANCE = 0.1;
@@ -8,6 +8,7 @@ const SLACK_MS = 50;
 export default defineCase('client.polls_with_backoff', 0, async (context) => {
   const found = requestsFor(context, 'client.polls_with_backoff');
   if (isJudgement(found)) return found;
+  attach(context, found.requests);
   const list = polls(found.requests);
   if (list.length === 0) return skipped(`the Connector never polled ${found.reference}`);
   if (list.length < 3) return warning(pollTimes(list), `only ${list.length} poll(s) of ${found.reference} in the window: growth cannot be seen; lengthen window_s`);

@@ -1,9 +1,10 @@
 import { defineCase, failed, passed, skipped } from '../../case';
-import { creates, isJudgement, requestsFor } from './observed';
+import { attach, creates, isJudgement, requestsFor } from './observed';
 
 export default defineCase('client.retry_reuses_idempotency_key', 0, async (context) => {
   const found = requestsFor(context, 'client.retry_reuses_idempotency_key');
   if (isJudgement(found)) return found;
+  attach(context, found.requests);
   const attempts = creates(found.requests);
   if (attempts.length === 0) return skipped(`the Connector never pushed ${found.reference}`);
   const [first, ...retries] = attempts;

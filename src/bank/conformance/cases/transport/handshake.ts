@@ -6,6 +6,8 @@ import { CaseContext, describeAnswer, failed, Judgement, passed, skipped } from 
 import { Answer } from '../../probe';
 import { EPOCH } from '../pull/page';
 
+export const PLAIN_HTTP = 'the Connector is served over plain HTTP: transport cases apply to https:// Connectors only';
+
 /** Errors that say the Connector was not reached at all, as opposed to a refused handshake. */
 const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ETIMEDOUT|aborted|timeout/i;
 
@@ -27,7 +29,7 @@ function request(url: URL, headers: Record<string, string>, tls: https.RequestOp
 /** PASSED when the TLS layer or the Connector refuses the connection; FAILED when the pull is served. */
 export async function expectRefusedConnection(context: CaseContext, tls: https.RequestOptions, label: string, misbehaviour: string): Promise<Judgement> {
   const { probe } = context;
-  if (!probe.target.baseUrl.startsWith('https:')) return skipped('the Connector is served over plain HTTP: transport cases apply to https:// Connectors only');
+  if (!probe.target.baseUrl.startsWith('https:')) return skipped(PLAIN_HTTP);
   const prepared = await probe.pull({ status: context.pullStatus, limit: '1', offset: EPOCH });
   const answer = await request(prepared.url, prepared.headers, { ca: probe.target.tls.ca, ...tls }, probe.deadlineMs);
   probe.recordRaw({ method: 'GET', url: prepared.url.toString(), headers: prepared.headers, answer: { ...answer, headers: answer.headers } }, label, misbehaviour);
