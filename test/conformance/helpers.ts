@@ -14,6 +14,8 @@ export const CONFORMANCE_FIXTURE = path.join(ROOT, 'fixtures/conformance-connect
 
 export interface RunPair {
   bank: Bank;
+  /** The Bank's listener (a real port: the CLI and the Connector call it). */
+  bankUrl: string;
   connector: ReferenceConnector;
   close(): Promise<void>;
 }
@@ -35,7 +37,7 @@ export async function startRunPair(connectorEnv: Record<string, string> = {}, ba
   const connector = await startReferenceConnector(config, { logger: connectorLogger('error', true) });
   const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: connector.url, connectorToken: 'demo-pull-token', pollCron: 'off', retryScheduleS: [0.05], batchWindowMs: 0, ...bankOverrides });
   bankServer.bind(bank.app);
-  return { bank, connector, close: closePair(bank, connector, bankServer.server, 1000) };
+  return { bank, bankUrl: bankServer.url, connector, close: closePair(bank, connector, bankServer.server, 1000) };
 }
 
 /** Starts a run through the API, pushes the client orders through the Connector as its own, and waits for the end. */
