@@ -2,7 +2,7 @@
 // fast enough to show its backoff within a short window, for conformance runs end to end.
 import path from 'node:path';
 import request from 'supertest';
-import { Bank } from '../../src/bank/bank';
+import { Bank, BankOptions } from '../../src/bank/bank';
 import { BankConfig } from '../../src/bank/config';
 import { ConformanceRun } from '../../src/bank/conformance/model';
 import { loadConnectorConfig } from '../../src/connector/config';
@@ -20,7 +20,7 @@ export interface RunPair {
   close(): Promise<void>;
 }
 
-export async function startRunPair(connectorEnv: Record<string, string> = {}, bankOverrides: Partial<BankConfig> = {}): Promise<RunPair> {
+export async function startRunPair(connectorEnv: Record<string, string> = {}, bankOverrides: Partial<BankConfig> = {}, bankOptions: BankOptions = {}): Promise<RunPair> {
   const bankServer = await lateBoundServer();
   const config = loadConnectorConfig({
     CONNECTOR_PORT: '0',
@@ -35,7 +35,7 @@ export async function startRunPair(connectorEnv: Record<string, string> = {}, ba
     ...connectorEnv,
   });
   const connector = await startReferenceConnector(config, { logger: connectorLogger('error', true) });
-  const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: connector.url, connectorToken: 'demo-pull-token', pollCron: 'off', retryScheduleS: [0.05], batchWindowMs: 0, ...bankOverrides });
+  const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: connector.url, connectorToken: 'demo-pull-token', pollCron: 'off', retryScheduleS: [0.05], batchWindowMs: 0, ...bankOverrides }, bankOptions);
   bankServer.bind(bank.app);
   return { bank, bankUrl: bankServer.url, connector, close: closePair(bank, connector, bankServer.server, 1000) };
 }
