@@ -1,17 +1,19 @@
 // Pure parts of the reference Connector: configuration, the status rules, the backoff math, the contract's
 // status objects, and the fixture orders (valid per the Bank's own validation, scenarios as documented).
 import fs from 'node:fs';
+import path from 'node:path';
 import { orderViolations } from '../../src/bank/application/order-validation';
 import { hasValidIbanChecksum } from '../../src/bank/domain/iban';
 import { decideScenario, formatScenario } from '../../src/bank/domain/scenarios';
 import { generateSigningJwk, publicOnly } from '../../src/wire/keys';
 import { BankJwks } from '../../src/connector/bank-jwks';
-import { CONNECTOR_DEFAULTS, loadConnectorConfig } from '../../src/connector/config';
+import { CONNECTOR_DEFAULTS, CONNECTOR_SETTINGS, loadConnectorConfig } from '../../src/connector/config';
 import { connectorLogger } from '../../src/connector/connector';
 import { FLAW_NAMES, Flaws } from '../../src/connector/flaws';
 import { intervalSeries, nextPoll } from '../../src/connector/reverse-poller';
 import { parseBatchCallback, parseCreateAnswer, parseStatusAnswer, parseUnitCallback } from '../../src/connector/status-objects';
 import { decideTransition, openConnectorStore } from '../../src/connector/store';
+import { ROOT } from '../helpers/bank';
 import { FIXTURE } from './helpers';
 
 describe('configuration', () => {
@@ -57,6 +59,16 @@ describe('configuration', () => {
     expect(attempt).toThrow(/CONNECTOR_TLS_KEY/);
     expect(() => loadConnectorConfig({ POLL_INITIAL_MS: '60000', POLL_MAX_MS: '1000' })).toThrow(/POLL_MAX_MS/);
     expect(() => loadConnectorConfig({ CREATE_RETRIES: '-1', CREATE_RETRY_INITIAL_MS: '0' })).toThrow(/CREATE_RETRIES[\s\S]*CREATE_RETRY_INITIAL_MS/);
+  });
+
+  it('every setting is in the README\'s Environment table, and the table lists no other variable', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'src/connector/README.md'), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Environment\n')) ?? '';
+    const documented = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split('|')[1].matchAll(/`([A-Z0-9_]+)`/g)].map((match) => match[1]));
+    expect(documented.sort()).toEqual(CONNECTOR_SETTINGS.map((setting) => setting.env).sort());
   });
 
   it('reads CONNECTOR_FLAWS as a comma-separated list of known flaws; an unknown one names the valid ones', () => {
