@@ -215,6 +215,7 @@ th{background:#f4f6f9}td p{margin:2px 0}.status{font-weight:700;width:48px}.stat
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}pre{background:#f6f8fa;border:1px solid #dde2ea;padding:8px;overflow:auto;border-radius:4px}
 .media{margin:4px 0}.type{font-family:ui-monospace,monospace;background:#eef1f5;padding:0 4px;border-radius:3px}.header{font-size:13px;color:#4b5563}
 .security{color:#4b5563;font-size:13px}.meta{color:#4b5563}details{margin:4px 0}summary{cursor:pointer}
+@media (max-width:800px){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid #dde2ea}main{padding:8px 12px}td,th{padding:3px 4px}}
 `;
 
 /** The page: a table of contents, then the Bank's document, then the Connector's. */

@@ -55,7 +55,7 @@ export function bankDocument(options: DocumentOptions): JsonObject {
       { name: TAGS.sandbox, description: 'How a person or a CI job steers the Bank (/sandbox, control-plane.md): orders, callbacks, test clocks, the journal, live events, clients at run time. Needs Authorization: Bearer <ADMIN_TOKEN>.' },
     ],
     paths: pathItems(operations, BANK_STYLE),
-    webhooks: pathItems(CONNECTOR_OPERATIONS, CONNECTOR_STYLE, (operation) => operation.operationId),
+    webhooks: pathItems(CONNECTOR_OPERATIONS, CONNECTOR_STYLE, (operation) => `{connector_base_url}${operation.path}`),
     components: components([...operations, ...CONNECTOR_OPERATIONS], ['problem', 'oauth-error'], true, SECURITY_SCHEMES),
   };
 }
