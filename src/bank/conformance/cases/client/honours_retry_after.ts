@@ -1,14 +1,11 @@
-import { defineCase, failed, passed, skipped } from '../../case';
-import { attach, isJudgement, polls, requestsFor } from './observed';
+import { failed, passed, skipped } from '../../case';
+import { defineWatchCase, polls } from './observed';
 
 /** POLL_429's Retry-After, in ms; a poll may come this early and still count (clock resolution, scheduling). */
 const RETRY_AFTER_MS = 2000;
 const SLACK_MS = 50;
 
-export default defineCase('client.honours_retry_after', 0, async (context) => {
-  const found = requestsFor(context, 'client.honours_retry_after');
-  if (isJudgement(found)) return found;
-  attach(context, found.requests);
+export default defineWatchCase('client.honours_retry_after', (context, found) => {
   const list = polls(found.requests);
   const throttled = list.find((request) => request.status === 429);
   if (!throttled) return skipped(list.length === 0 ? `the Connector never polled ${found.reference}` : `no poll of ${found.reference} was answered 429`);

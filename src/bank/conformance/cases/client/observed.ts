@@ -1,5 +1,5 @@
 // What the client.* cases read: the Connector's own requests about one of the run's orders, from the journal.
-import { CaseContext, Judgement, ObservedRequest, skipped } from '../../case';
+import { CaseContext, ConformanceCase, defineCase, Judgement, ObservedRequest, skipped } from '../../case';
 
 /** Requests for the case's order, oldest first; or the SKIPPED judgement that says why there are none to judge. */
 export function requestsFor(context: CaseContext, caseId: string): { reference: string; requests: ObservedRequest[] } | Judgement {
@@ -25,4 +25,17 @@ export function pollTimes(list: readonly ObservedRequest[]): string {
 /** Shows the requests a case judged in its report, as the journal kept them. */
 export function attach(context: CaseContext, requests: readonly ObservedRequest[]): void {
   for (const request of requests) context.probe.recordObserved(request, `the Connector's ${request.method === 'POST' ? 'create' : 'status poll'} of ${request.reference ?? 'an order'}`);
+}
+
+/**
+ * A client.* case that watches the Connector's requests about its own order: they are found and shown in the
+ * report before `judge` reads them; without an order or a journal the case is SKIPPED first.
+ */
+export function defineWatchCase(id: string, judge: (context: CaseContext, found: { reference: string; requests: ObservedRequest[] }) => Judgement): ConformanceCase {
+  return defineCase(id, 0, async (context) => {
+    const found = requestsFor(context, id);
+    if (isJudgement(found)) return found;
+    attach(context, found.requests);
+    return judge(context, found);
+  });
 }

@@ -1,14 +1,11 @@
-import { defineCase, failed, passed, skipped, warning } from '../../case';
-import { attach, isJudgement, polls, pollTimes, requestsFor } from './observed';
+import { failed, passed, skipped, warning } from '../../case';
+import { defineWatchCase, pollTimes, polls } from './observed';
 
 /** Jitter and scheduling noise: an interval may come out this much shorter than the one before and still count. */
 const TOLERANCE = 0.1;
 const SLACK_MS = 50;
 
-export default defineCase('client.polls_with_backoff', 0, async (context) => {
-  const found = requestsFor(context, 'client.polls_with_backoff');
-  if (isJudgement(found)) return found;
-  attach(context, found.requests);
+export default defineWatchCase('client.polls_with_backoff', (context, found) => {
   const list = polls(found.requests);
   if (list.length === 0) return skipped(`the Connector never polled ${found.reference}`);
   if (list.length < 3) return warning(pollTimes(list), `only ${list.length} poll(s) of ${found.reference} in the window: growth cannot be seen; lengthen window_s`);

@@ -1,10 +1,7 @@
-import { defineCase, failed, passed, skipped } from '../../case';
-import { attach, creates, isJudgement, requestsFor } from './observed';
+import { failed, passed, skipped } from '../../case';
+import { creates, defineWatchCase } from './observed';
 
-export default defineCase('client.retry_reuses_idempotency_key', 0, async (context) => {
-  const found = requestsFor(context, 'client.retry_reuses_idempotency_key');
-  if (isJudgement(found)) return found;
-  attach(context, found.requests);
+export default defineWatchCase('client.retry_reuses_idempotency_key', (context, found) => {
   const attempts = creates(found.requests);
   if (attempts.length === 0) return skipped(`the Connector never pushed ${found.reference}`);
   const [first, ...retries] = attempts;

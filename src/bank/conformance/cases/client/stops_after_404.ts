@@ -1,10 +1,7 @@
-import { defineCase, failed, passed, skipped } from '../../case';
-import { attach, isJudgement, polls, requestsFor } from './observed';
+import { failed, passed, skipped } from '../../case';
+import { defineWatchCase, polls } from './observed';
 
-export default defineCase('client.stops_after_404', 0, async (context) => {
-  const found = requestsFor(context, 'client.stops_after_404');
-  if (isJudgement(found)) return found;
-  attach(context, found.requests);
+export default defineWatchCase('client.stops_after_404', (context, found) => {
   const list = polls(found.requests);
   const notFound = list.find((request) => request.status === 404);
   if (!notFound) return skipped(list.length === 0 ? `the Connector never polled ${found.reference}` : `no poll of ${found.reference} was answered 404`);

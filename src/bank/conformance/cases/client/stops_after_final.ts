@@ -1,12 +1,9 @@
-import { defineCase, failed, passed, skipped } from '../../case';
-import { attach, creates, isJudgement, polls, requestsFor } from './observed';
+import { failed, passed, skipped } from '../../case';
+import { creates, defineWatchCase, polls } from './observed';
 
 const FINAL = /"status"\s*:\s*"(SUCCESS|FAILED)"/;
 
-export default defineCase('client.stops_after_final', 0, async (context) => {
-  const found = requestsFor(context, 'client.stops_after_final');
-  if (isJudgement(found)) return found;
-  attach(context, found.requests);
+export default defineWatchCase('client.stops_after_final', (context, found) => {
   if (creates(found.requests).length === 0) return skipped(`the Connector never pushed ${found.reference}`);
   const finalAt = context.finalDeliveredAt(found.reference);
   const finalPoll = polls(found.requests).find((request) => request.status === 200 && FINAL.test(request.responseBody ?? ''));
