@@ -103,11 +103,11 @@ export async function playRun(plan: RunPlan, deps: RunDeps): Promise<RunOutcome>
       served,
       bankReference: (reference) => `CONF-${plan.runId}-${reference}`.slice(0, 128),
       rotatedKey: async () => {
-        const key = freshSigningKey();
+        const key = await freshSigningKey();
         unpublish.push(deps.publishKey({ ...key.publicJwk }));
         return key;
       },
-      foreignKey: async () => freshSigningKey(),
+      foreignKey: freshSigningKey,
       jwksFetches: deps.jwksFetches,
       observed: () => deps.observed(references, startedAt),
       finalDeliveredAt: (reference) => deps.finalDeliveredAt(reference, startedAt),
