@@ -24,6 +24,8 @@ export interface ObservedResponse {
   body: Buffer;
   /** The body was not complete (a stream closed early, or a very large body). */
   partial: boolean;
+  /** The request as received: its headers, and its body when a body parser kept it as bytes (req.body). */
+  request?: { headers: Record<string, string | string[] | undefined>; body: Buffer | null };
 }
 
 export interface CheckerOptions {
@@ -114,6 +116,53 @@ export class ContractChecker {
     return [`${where}: not in the document, and answered ${observed.status} as ${media ?? 'no content type'} (a refusal is problem+json)`];
   }
 
+  /**
+   * The request side, for a document whose server is not ours (the Connector's: what the Bank sends it): every
+   * required parameter present, every parameter and the body valid against their schemas.
+   */
+  checkRequest(observed: ObservedResponse): string[] {
+    const [path, query = ''] = observed.url.split('?');
+    const method = observed.method.toLowerCase();
+    const where = `${observed.method} ${path} (request)`;
+    const template = this.templateOf(path);
+    const operation = template ? (((this.doc.paths as JsonObject)[template] as JsonObject)[method] as JsonObject | undefined) : undefined;
+    if (!template || !operation) return [`${where}: not in the document`];
+    const violations: string[] = [];
+    const headers = observed.request?.headers ?? {};
+    const queryValues = new URLSearchParams(query);
+    ((operation.parameters ?? []) as unknown[]).forEach((raw, index) => {
+      const parameter = this.resolve(raw);
+      const name = String(parameter.name);
+      const value = parameter.in === 'header' ? headers[name.toLowerCase()] : parameter.in === 'query' ? (queryValues.get(name) ?? undefined) : 'path';
+      if (value === undefined) {
+        if (parameter.required) violations.push(`${where}: the required ${String(parameter.in)} parameter ${name} is missing`);
+        return;
+      }
+      if (parameter.in === 'path') return;
+      const ref = (raw as JsonObject).$ref;
+      const schemaPointer = typeof ref === 'string' ? `${ref.slice(1)}/schema` : `/paths/${escapePointer(template)}/${method}/parameters/${index}/schema`;
+      const text = Array.isArray(value) ? value.join(', ') : value;
+      const typed = /^-?\d+$/.test(text) && ['integer', 'number'].includes(String(this.resolve(parameter.schema).type)) ? Number(text) : text;
+      const validate = this.validator(schemaPointer);
+      if (!validate(typed)) violations.push(`${where}: ${name} "${text}" does not match its schema: ${this.ajv.errorsText(validate.errors)}`);
+    });
+    const body = operation.requestBody ? this.resolve(operation.requestBody) : undefined;
+    const received = observed.request?.body ?? null;
+    if (body) {
+      const media = typeof headers['content-type'] === 'string' ? headers['content-type'].split(';')[0].trim().toLowerCase() : null;
+      const content = body.content as JsonObject;
+      if (!received || received.length === 0) {
+        if (body.required) violations.push(`${where}: the required body is missing`);
+      } else if (!media || !content[media]) {
+        violations.push(`${where}: request content type ${media ?? '(none)'} is not one the document names (${Object.keys(content).join(', ')})`);
+      } else {
+        const pointer = `/paths/${escapePointer(template)}/${method}/requestBody/content/${escapePointer(media)}/schema`;
+        violations.push(...this.bodyViolations(`${where} body`, pointer, { ...observed, body: received, partial: false }, media));
+      }
+    }
+    return violations;
+  }
+
   check(observed: ObservedResponse): string[] {
     const path = observed.url.split('?')[0];
     const method = observed.method.toLowerCase() === 'head' ? 'get' : observed.method.toLowerCase();
@@ -157,6 +206,7 @@ export function observeApp(app: express.Express, onResponse: (observed: Observed
   (app as unknown as { handle: typeof handle }).handle = (req, res, next) => {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
+    const requestHeaders = { ...req.headers };
     const chunks: Buffer[] = [];
     let size = 0;
     let partial = false;
@@ -181,7 +231,11 @@ export function observeApp(app: express.Express, onResponse: (observed: Observed
     const report = (complete: boolean) => {
       if (reported || !res.headersSent) return;
       reported = true;
-      onResponse({ method, url, status: res.statusCode, headers: res.getHeaders() as ObservedResponse['headers'], body: Buffer.concat(chunks), partial: partial || !complete });
+      const requestBody = (req as IncomingMessage & { body?: unknown }).body;
+      onResponse({
+        method, url, status: res.statusCode, headers: res.getHeaders() as ObservedResponse['headers'], body: Buffer.concat(chunks), partial: partial || !complete,
+        request: { headers: requestHeaders, body: Buffer.isBuffer(requestBody) ? requestBody : null },
+      });
     };
     res.once('finish', () => report(true));
     res.once('close', () => report(false));
