@@ -92,8 +92,8 @@ function resolveFile(file: string): string {
   return path.isAbsolute(file) ? file : path.resolve(process.cwd(), file);
 }
 
-/** Limits of a conformance run's exchanges and how many runs are kept (docs/conformance.md). */
-const CONFORMANCE_DEFAULTS = { exchangeTimeoutMs: 5_000, maxResponseBytes: 1024 * 1024, defaultWindowS: 15, runsKept: 50 };
+/** The answer size limit of a conformance run's exchanges and how many runs are kept (docs/conformance.md); the deadline is CONFORMANCE_EXCHANGE_TIMEOUT_MS. */
+const CONFORMANCE_DEFAULTS = { maxResponseBytes: 1024 * 1024, defaultWindowS: 15, runsKept: 50 };
 
 /** The version in package.json (the reports name the Bank they came from). */
 function bankVersion(): string {
@@ -193,7 +193,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     db, repo: new ConformanceRunRepository(db), connectors, book, journal, events: eventLog, signer, clock, logger,
     clientExists: (clientId) => registry.find(clientId) !== undefined,
     publishKey: (jwk) => publishedKeys.add(jwk),
-    settings: { ...CONFORMANCE_DEFAULTS, bankClientId: config.bankClientId, bankVersion: bankVersion(), reportBodyLimit: config.journalBodyLimit },
+    settings: { ...CONFORMANCE_DEFAULTS, exchangeTimeoutMs: config.conformanceExchangeTimeoutMs, bankClientId: config.bankClientId, bankVersion: bankVersion(), reportBodyLimit: config.journalBodyLimit },
   });
   const app = buildApp({
     services, logger, book, createOrder, readiness, journal, metrics, events: eventLog, pollFaults: faults,

@@ -79,6 +79,7 @@ function flatHeaders(headers: Record<string, string | string[]>): Record<string,
 
 export class ConformanceRuns {
   private readonly inProgress = new Map<string, Promise<void>>();
+  private toldClosed = false;
 
   constructor(private readonly deps: ConformanceDeps) {
     const aborted = deps.repo.abortRunning(deps.clock.now(), 'the Bank stopped during the run');
@@ -119,10 +120,10 @@ export class ConformanceRuns {
     return this.view(repo.find(id) as RunRow);
   }
 
-  /** Resolves when the run is over (tests and the CLI's in-process use). */
+  /** Resolves when the run is over (tests and the CLI's in-process use); undefined once the Bank is closed. */
   async finished(id: string): Promise<ConformanceRun | undefined> {
     await this.inProgress.get(id);
-    return this.get(id);
+    return this.deps.db.open ? this.get(id) : undefined;
   }
 
   get(id: string): ConformanceRun | undefined {
@@ -167,19 +168,34 @@ export class ConformanceRuns {
         finalDeliveredAt: (reference, since) => this.finalDeliveredAt(plan.clientId, reference, since),
         onCaseFinished: (result) => {
           results.push(result);
+          if (!this.storeOpen()) return;
           repo.saveResults(plan.runId, JSON.stringify(results));
           this.deps.events.publish('conformance.case_finished', plan.clientId, { run_id: plan.runId, client_id: plan.clientId, case_id: result.id, verdict: result.verdict });
         },
         sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       });
+      if (!this.storeOpen()) return;
       repo.finish(plan.runId, outcome.error ? 'aborted' : 'finished', clock.now(), JSON.stringify(outcome.results), outcome.error);
       const counts = outcome.results.reduce<Record<string, number>>((acc, result) => ({ ...acc, [result.verdict]: (acc[result.verdict] ?? 0) + 1 }), {});
       logger.info('conformance run finished', { run_id: plan.runId, client_id: plan.clientId, error: outcome.error ?? undefined, ...counts });
     } catch (error) {
+      if (!this.storeOpen()) return;
       repo.finish(plan.runId, 'aborted', clock.now(), JSON.stringify(results), `the run stopped on an error of the Bank's: ${(error as Error).message}`);
       logger.error('conformance run failed', { run_id: plan.runId, error: (error as Error).message });
     }
     this.pruneOldRuns();
+  }
+
+  /**
+   * Whether the run can still record itself. A Bank closed during a run (shutdown, or a test's second Bank on the
+   * same data dir) leaves the row `running`; the next start marks it aborted (constructor). Writing to the closed
+   * store would only throw where nobody waits for the run.
+   */
+  private storeOpen(): boolean {
+    if (this.deps.db.open) return true;
+    if (!this.toldClosed) this.deps.logger.warn('a conformance run went on after the Bank closed; it is not recorded further');
+    this.toldClosed = true;
+    return false;
   }
 
   private pruneOldRuns(): void {

@@ -71,6 +71,19 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Names what went wrong with an exchange that has no complete answer, from the HTTP client's error (kept after
+ * it): the run's own deadline cancels the request (axios says only "canceled"), the body limit, a reset.
+ */
+export function explainFailure(error: string, limits: { deadlineMs: number; maxResponseBytes: number }): string {
+  if (/ERR_CANCELED|ECONNABORTED|ETIMEDOUT|ABORT_ERR|TimeoutError/.test(error)) return `time-out: no complete answer within the ${limits.deadlineMs} ms deadline of an exchange (${error})`;
+  if (/maxContentLength|body limit/.test(error)) return `body limit: the answer is larger than the ${limits.maxResponseBytes} bytes a run reads (${error})`;
+  if (/ECONNRESET|socket hang up|EPIPE/.test(error)) return `connection reset: the Connector closed the connection without a complete answer (${error})`;
+  if (/ECONNREFUSED/.test(error)) return `connection refused: nothing accepts connections at the Connector's address (${error})`;
+  if (/HPE_/.test(error)) return `not HTTP: the answer could not be parsed as an HTTP response (${error})`;
+  return error;
+}
+
 /** What every probe of one run shares: how many requests went out and how many got an answer. */
 interface Reach {
   sent: number;
@@ -117,6 +130,16 @@ export class ConnectorProbe {
     return this.settings.deadlineMs;
   }
 
+  /** The limit on one answer's body. */
+  get maxResponseBytes(): number {
+    return this.settings.maxResponseBytes;
+  }
+
+  /** The answer with its network error, if any, in words that name the problem (reports, verdicts, the journal). */
+  explained<T extends { error: string | null }>(answer: T): T {
+    return answer.error === null ? answer : { ...answer, error: explainFailure(answer.error, this.settings) };
+  }
+
   get now(): number {
     return this.settings.clock.now();
   }
@@ -153,7 +176,7 @@ export class ConnectorProbe {
   /** Sends a prepared request and records the exchange under `label`; never throws. */
   async send(prepared: Prepared, label: string, misbehaviour: string | null = null): Promise<Answer> {
     const { method, url, headers, body } = prepared;
-    const answer = await this.client.send(method, url, headers, method === 'GET' ? undefined : body);
+    const answer = this.explained(await this.client.send(method, url, headers, method === 'GET' ? undefined : body));
     this.reach.sent += 1;
     if (answer.status !== null) this.reach.answered += 1;
     else this.reach.firstError ??= answer.error;

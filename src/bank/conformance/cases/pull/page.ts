@@ -14,6 +14,7 @@ export interface Page {
 export function pageOf(answer: Answer): Page | null {
   if (answer.status === 204) return { orders: [], violations: [] };
   if (answer.status !== 200) return null;
+  if (answer.json === undefined) return { orders: [], violations: [notJson(answer.body)] };
   const validate = schemaValidator('pull-page');
   const valid = validate(answer.json);
   const violations = valid ? [] : violationsOf(validate).map((violation) => `${violation.path} ${violation.message}`);
@@ -26,6 +27,13 @@ export function pageOf(answer: Answer): Page | null {
   const size = (answer.json as { size: number }).size;
   if (size !== items.length) violations.push(`/size is ${size} but content has ${items.length} orders`);
   return { orders, violations };
+}
+
+/** What a 200 body that does not parse as JSON looks like, in a few characters. */
+function notJson(body: string): string {
+  if (body.length === 0) return 'the body is empty, not JSON (an empty page is a 204)';
+  const start = JSON.stringify(body.slice(0, 40));
+  return `the body is not JSON (${body.length} characters, starting ${start})`;
 }
 
 /** The first order, in page order, whose initiated_at is before `offset` or before its predecessor; null when none. */
