@@ -252,7 +252,7 @@ export const CONTROL_OPERATIONS: readonly OperationSpec[] = [
   sandbox('delete', '/sandbox/conformance-runs/{id}', 'deleteConformanceRun', 'Delete a conformance run', 'The run, and the orders it asked the Connector to push.', {
     pathParameters: RUN,
     answers: [ok('control/conformance-run-deleted')],
-    problems: ['not_found'],
+    problems: ['not_found', 'run_in_progress'],
     untilSchemasExist: true,
   }),
 ];
