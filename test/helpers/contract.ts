@@ -40,6 +40,8 @@ interface Template {
 }
 
 const JSON_MEDIA = /^application\/(.+\+)?json$/;
+/** Paths the Bank serves that are not part of its API: the dashboard's page and static files (a browser UI). */
+const OUTSIDE_THE_API = [/^\/dashboard(\/|$)/];
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const MAX_CAPTURE = 4 * 1024 * 1024;
 
@@ -258,6 +260,7 @@ export const CONTRACT_CHECK_ENABLED = process.env.CONTRACT_CHECK !== 'off';
 export function checkContractOf(app: express.Express): void {
   if (!CONTRACT_CHECK_ENABLED) return;
   observeApp(app, (observed) => {
+    if (OUTSIDE_THE_API.some((pattern) => pattern.test(observed.url.split('?')[0]))) return;
     try {
       violations.push(...bankContract().check(observed));
     } catch (error) {

@@ -58,6 +58,7 @@ function schemaSummary(prefix: string, schema: unknown): string {
       const narrowing = (part as JsonObject).properties as Record<string, JsonObject> | undefined;
       if (!narrowing || (part as JsonObject).$ref) return schemaSummary(prefix, part);
       return Object.entries(narrowing)
+        .filter(([name]) => name !== 'type') // the problem type URN only repeats the code
         .map(([name, rule]) => `${escapeHtml(name)} ${rule.const !== undefined ? `= <code>${escapeHtml(JSON.stringify(rule.const))}</code>` : rule.enum ? `∈ ${(rule.enum as unknown[]).map((value) => `<code>${escapeHtml(String(value))}</code>`).join(' ')}` : schemaSummary(prefix, rule)}`)
         .join(', ');
     });
@@ -165,6 +166,11 @@ function operationsOf(items: JsonObject | undefined): Listed[] {
   return listed;
 }
 
+function tocEntry(prefix: string) {
+  return ({ label, method, operation }: Listed) =>
+    `<li title="${method.toUpperCase()} ${escapeHtml(label)}: ${escapeHtml(String(operation.summary ?? ''))}"><a href="#${prefix}-op-${String(operation.operationId)}"><span class="method ${method}">${method.toUpperCase()}</span> ${escapeHtml(label)}</a></li>`;
+}
+
 function documentSection(doc: JsonObject, prefix: string, heading: string, source: string): { toc: string; body: string } {
   const info = doc.info as JsonObject;
   const tags = ((doc.tags ?? []) as JsonObject[]).map((tag) => String(tag.name));
@@ -180,11 +186,11 @@ function documentSection(doc: JsonObject, prefix: string, heading: string, sourc
   for (const [tag, operations] of byTag) {
     if (operations.length === 0) continue;
     const tagInfo = ((doc.tags ?? []) as JsonObject[]).find((entry) => entry.name === tag);
-    tocItems.push(`<li>${escapeHtml(tag)}<ul>${operations.map(({ label, method, operation }) => `<li><a href="#${prefix}-op-${String(operation.operationId)}"><span class="method ${method}">${method.toUpperCase()}</span> ${escapeHtml(label)}</a></li>`).join('')}</ul></li>`);
+    tocItems.push(`<li>${escapeHtml(tag)}<ul>${operations.map(tocEntry(prefix)).join('')}</ul></li>`);
     sections.push(`<h2 class="tag">${escapeHtml(tag)}</h2>${markdown(tagInfo?.description as string)}${operations.map(({ label, method, operation }) => operationSection(doc, prefix, label, method, operation)).join('')}`);
   }
   if (webhooks.length > 0) {
-    tocItems.push(`<li>Requests the Bank sends (webhooks)<ul>${webhooks.map(({ label, method, operation }) => `<li><a href="#${prefix}-op-${String(operation.operationId)}"><span class="method ${method}">${method.toUpperCase()}</span> ${escapeHtml(label)}</a></li>`).join('')}</ul></li>`);
+    tocItems.push(`<li>Requests the Bank sends (webhooks)<ul>${webhooks.map(tocEntry(prefix)).join('')}</ul></li>`);
     sections.push(`<h2 class="tag">Requests the Bank sends (webhooks)</h2><p>In full, with the Connector's answers, in the Connector's document below.</p>${webhooks.map(({ label, method, operation }) => operationSection(doc, prefix, label, method, operation)).join('')}`);
   }
   const schemas = Object.entries(((doc.components as JsonObject)?.schemas ?? {}) as Record<string, JsonObject>);
@@ -205,6 +211,7 @@ const STYLE = `
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#fff;display:flex}
 nav{width:300px;flex:none;height:100vh;overflow:auto;position:sticky;top:0;background:#f4f6f9;border-right:1px solid #dde2ea;padding:12px;box-sizing:border-box;font-size:13px}
 nav ul{list-style:none;padding-left:10px;margin:2px 0}nav a{text-decoration:none;color:#1d2330}nav a:hover{text-decoration:underline}
+nav li li li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}nav .method{min-width:44px;font-size:10px}td:first-child code{white-space:nowrap}
 main{flex:1;min-width:0;padding:16px 32px;max-width:1100px}
 h1{border-bottom:2px solid #1d2330;padding-bottom:4px}h2.tag{margin-top:36px;border-bottom:1px solid #dde2ea}
 .operation{border:1px solid #dde2ea;border-radius:6px;padding:4px 16px 12px;margin:16px 0}
