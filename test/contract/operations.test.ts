@@ -252,7 +252,7 @@ describe('the control plane', () => {
 });
 
 describe('the HTTPS listener', () => {
-  (opensslAvailable() ? it : it.skip)('serves the same documents without credentials, and reverse polling with a client certificate', async () => {
+  (opensslAvailable() ? it : it.skip)('serves the same documents without credentials, and reverse polling with a client certificate (403 without)', async () => {
     const strict = await startBank();
     const ca = createCa();
     const listener = await listenMtls(strict.app, ca, ca.issue('localhost'));
@@ -261,6 +261,14 @@ describe('the HTTPS listener', () => {
       expect(overTls.status).toBe(200);
       expect(overTls.text).toBe((await request(strict.app).get('/openapi.json')).text);
       expect((await httpsRequest(listener.port, ca.cert, { method: 'GET', path: '/docs', headers: {} })).status).toBe(200);
+      const strictClient = new DemoClient(strict);
+      const order = sampleOrder({ metadata: { sandbox_scenario: 'NO_CALLBACK' } });
+      expect((await strictClient.create(order)).status).toBe(202);
+      const target = `/payment-orders/${order.reference as string}/status`;
+      const polled = await httpsRequest(listener.port, ca.cert, { method: 'GET', path: target, headers: await strictClient.statusHeaders(target), clientCert: ca.issue(demo.client_id) });
+      expect(polled.status).toBe(200);
+      const withoutCertificate = await httpsRequest(listener.port, ca.cert, { method: 'GET', path: target, headers: await strictClient.statusHeaders(target) });
+      expect(withoutCertificate.status).toBe(403);
     } finally {
       await listener.close();
       strict.close();

@@ -1,7 +1,7 @@
 // Turns a routes table (model.ts) into OpenAPI 3.1 path items: parameters from the profile's headers, bodies and
 // answers from the schema files (with their examples), refusals from the problem codes. The components every
 // document shares (schemas, parameters, headers) are gathered here too.
-import { headerParameter, headerParameterComponents, RESPONSE_HEADERS, responseHeader, signatureBaseDescription, signedHeaderParameters } from './headers';
+import { headerParameter, headerParameterComponents, RESPONSE_HEADER_NAMES, RESPONSE_HEADERS, responseHeader, signatureBaseDescription, signedHeaderParameters } from './headers';
 import { AnswerSpec, BodySpec, OperationSpec } from './model';
 import { oauthErrorResponses, problemResponses } from './problem-answers';
 import { componentRef, JsonObject, SchemaName, schemaComponents, schemaExamples, schemaFileExists } from './schema-components';
@@ -48,27 +48,10 @@ export interface DocumentStyle {
 
 function answer(spec: AnswerSpec, style: DocumentStyle): JsonObject {
   const headers: JsonObject = style.requestIdOnEveryAnswer ? { 'X-Request-Id': responseHeader('XRequestId') } : {};
-  for (const name of spec.headers ?? []) headers[headerName(name)] = responseHeader(name);
+  for (const name of spec.headers ?? []) headers[RESPONSE_HEADER_NAMES[name]] = responseHeader(name);
   const response: JsonObject = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
   if (spec.schema) response.content = { [spec.contentType ?? 'application/json']: mediaType(spec.schema) };
   return response;
-}
-
-/** The HTTP name of a response header component (RetryAfterOptional -> Retry-After). */
-function headerName(component: keyof typeof RESPONSE_HEADERS): string {
-  const names: Record<string, string> = {
-    XRequestId: 'X-Request-Id',
-    RetryAfter: 'Retry-After',
-    RetryAfterOptional: 'Retry-After',
-    WWWAuthenticate: 'WWW-Authenticate',
-    WWWAuthenticateBasic: 'WWW-Authenticate',
-    IdempotentReplayed: 'Idempotent-Replayed',
-    CacheControl: 'Cache-Control',
-    ETag: 'ETag',
-    Location: 'Location',
-    Allow: 'Allow',
-  };
-  return names[component];
 }
 
 function parameters(operation: OperationSpec): JsonObject[] {

@@ -89,7 +89,7 @@ export function signatureBaseDescription(flow: SignedFlow, method: string, targe
 }
 
 /** Response headers, by component name. */
-export const RESPONSE_HEADERS: Readonly<Record<string, JsonObject>> = {
+export const RESPONSE_HEADERS = {
   XRequestId: { description: 'The request\'s X-Request-Id when well formed, else one the Bank made up (on every answer).', required: true, schema: { type: 'string' } },
   RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   RetryAfterOptional: { description: 'Seconds to wait before trying again (with idempotency_in_progress and rate_limited).', required: false, schema: { type: 'string', pattern: '^[0-9]+$' } },
@@ -104,6 +104,20 @@ export const RESPONSE_HEADERS: Readonly<Record<string, JsonObject>> = {
   ETag: { description: 'A strong validator of the document: send it back in If-None-Match to get a 304.', required: true, schema: { type: 'string' } },
   Location: { description: 'The new resource.', required: true, schema: { type: 'string' } },
   Allow: { description: 'The methods the path serves.', required: true, schema: { type: 'string' } },
+} satisfies Record<string, JsonObject>;
+
+/** The HTTP name each response header component stands for (two components may name one header). */
+export const RESPONSE_HEADER_NAMES: Readonly<Record<keyof typeof RESPONSE_HEADERS, string>> = {
+  XRequestId: 'X-Request-Id',
+  RetryAfter: 'Retry-After',
+  RetryAfterOptional: 'Retry-After',
+  WWWAuthenticate: 'WWW-Authenticate',
+  WWWAuthenticateBasic: 'WWW-Authenticate',
+  IdempotentReplayed: 'Idempotent-Replayed',
+  CacheControl: 'Cache-Control',
+  ETag: 'ETag',
+  Location: 'Location',
+  Allow: 'Allow',
 };
 
 export function responseHeader(name: keyof typeof RESPONSE_HEADERS): JsonObject {

@@ -8,8 +8,9 @@ import { responseHeader } from './headers';
 
 const EXAMPLE_REQUEST_ID = '6f1c2b9e-4a7d-4c1e-9d65-0b8f3c7e2a10';
 
-/** What a refusal of each code says (detail) and which extensions it carries, as the Bank writes them. */
-const EXAMPLE_DETAILS: Record<ProblemCode, { detail: string; extensions?: JsonObject }> = {
+/** What a refusal of each code says (detail) and which extensions it carries, as the Bank writes them. A code
+ * without an entry shows its title as the detail. */
+const EXAMPLE_DETAILS: Partial<Record<ProblemCode, { detail: string; extensions?: JsonObject }>> = {
   header_missing: { detail: 'x-idempotency-key is required' },
   header_invalid: { detail: 'x-nonce must be 16 to 128 characters of [A-Za-z0-9_-]' },
   body_malformed: { detail: 'the body is not valid JSON' },
@@ -57,8 +58,8 @@ const EXAMPLE_DETAILS: Record<ProblemCode, { detail: string; extensions?: JsonOb
 };
 
 export function problemExample(code: ProblemCode, instance: string): JsonObject {
-  const { detail, extensions } = EXAMPLE_DETAILS[code];
   const { status, title } = PROBLEM_TYPES[code];
+  const { detail, extensions } = EXAMPLE_DETAILS[code] ?? { detail: title };
   return { type: problemTypeUri(code), title, status, detail, instance, code, request_id: EXAMPLE_REQUEST_ID, ...extensions };
 }
 
