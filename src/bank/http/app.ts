@@ -18,6 +18,7 @@ import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalRecorder } from './journal';
 import { openApiRoutes } from './openapi/routes';
+import { dashboardRoutes } from './dashboard';
 import type { HttpMetrics } from '../observability/metrics';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
@@ -144,6 +145,7 @@ export function buildApp(deps: AppDeps): express.Express {
   if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
   healthRoutes(app, deps.readiness);
   openApiRoutes(app, { httpPort: services.config.port, httpsPort: services.config.httpsPort });
+  dashboardRoutes(app, services.config);
   if (deps.metrics) app.get('/metrics', ...deps.metrics.endpoint);
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
