@@ -170,7 +170,7 @@ export const CONTROL_OPERATIONS: readonly OperationSpec[] = [
     answers: [ok('control/journal-deleted')],
   }),
   // Section 6: live events
-  sandbox('get', '/sandbox/events', 'streamEvents', 'Live events (Server-Sent Events)', `A text/event-stream: each message is id, event (its type) and one line of JSON data as ${componentRef('control/event')} describes. Heartbeat comments keep it open; Last-Event-ID (or last_event_id) resumes after an event.`, {
+  sandbox('get', '/sandbox/events', 'streamEvents', 'Live events (Server-Sent Events)', 'A text/event-stream: each message is id, event (its type) and one line of JSON data, a SandboxEvent (in the schemas). Heartbeat comments keep it open; Last-Event-ID (or last_event_id) resumes after an event.', {
     query: [text('client_id', 'Only this client\'s events.'), { name: 'last_event_id', description: 'Resume after this event id (as the Last-Event-ID header).', schema: { type: 'integer', minimum: 0 } }],
     extraHeaders: [{ name: 'Last-Event-ID', description: 'Resume after this event id.', schema: { type: 'string', pattern: '^\\s*\\d{1,15}\\s*$' } }],
     answers: [{ status: 200, description: 'The stream; every data line is a SandboxEvent.', contentType: 'text/event-stream', schema: { type: 'string', description: 'id: <id>\\nevent: <type>\\ndata: <SandboxEvent as one line of JSON>\\n\\n', 'x-event-data': { $ref: componentRef('control/event') } } }],

@@ -13,7 +13,7 @@ function schemaOf(schema: SchemaName | JsonObject): JsonObject {
   return typeof schema === 'string' ? { $ref: componentRef(schema) } : schema;
 }
 
-/** The schema files an inline schema or a name uses (inline ones name them through their $refs only). */
+/** The schema files an operation names for its bodies (inline schemas reach theirs through $refs only). */
 function namedSchemas(operation: OperationSpec): SchemaName[] {
   const names: SchemaName[] = [];
   if (operation.body) names.push(operation.body.schema);
@@ -72,8 +72,7 @@ function parameters(operation: OperationSpec): JsonObject[] {
 
 function description(operation: OperationSpec): string {
   if (!operation.signed) return operation.description;
-  const target = operation.path.replace(PATH_PARAMETER, (_all, name: string) => `{${name}}`);
-  return `${operation.description}\n\n${signatureBaseDescription(operation.signed, operation.method, target)}`;
+  return `${operation.description}\n\n${signatureBaseDescription(operation.signed, operation.method, operation.path)}`;
 }
 
 export function operationObject(operation: OperationSpec, style: DocumentStyle): JsonObject {
