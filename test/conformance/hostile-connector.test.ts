@@ -128,6 +128,39 @@ describe('a Connector that gives no usable answer', () => {
     await expectBankStillAnswers(run);
   });
 
+  it('stalls on its token endpoint (connector.token_url): the run aborted naming the token, never stuck', async () => {
+    const hostile = await httpConnector((req, res) => (req.url === '/token' ? trickles(req, res) : acceptsAnything(req, res)));
+    hostiles.push(hostile);
+    await registerConnector(bank, 'hostile-token', hostile.url, { token: undefined, token_url: `${hostile.url}/token`, token_client_id: 'bank', token_client_secret: 'secret' });
+    const run = await runToEnd(bank, { client_id: 'hostile-token', cases: PULL_CASES });
+    expect(run.state).toBe('aborted');
+    expect(run.error).toBe(`the Connector's token endpoint gave no token for the pull: time-out: no token within the ${DEADLINE_MS} ms deadline of an exchange`);
+    // Not one pull went out without its token.
+    expect(hostile.hits).toBe(1);
+    await expectBankStillAnswers(run);
+  });
+
+  it('gives one short-lived token, then stalls: the later cases FAILED naming the token endpoint, not the Bank', async () => {
+    let tokens = 0;
+    const hostile = await httpConnector((req, res) => {
+      if (req.url !== '/token') return void res.writeHead(204).end();
+      tokens += 1;
+      // Within the Bank's refresh margin from the start: every later pull asks for a new one.
+      if (tokens === 1) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'short-lived', token_type: 'Bearer', expires_in: 1 }));
+      else trickles(req, res);
+    });
+    hostiles.push(hostile);
+    await registerConnector(bank, 'hostile-token-later', hostile.url, { token: undefined, token_url: `${hostile.url}/token`, token_client_id: 'bank', token_client_secret: 'secret' });
+    const run = await runToEnd(bank, { client_id: 'hostile-token-later', cases: PULL_CASES });
+    // The discovery pull (a 204) had its token; both cases met the stalled endpoint.
+    expect(run.state).toBe('finished');
+    for (const id of PULL_CASES) {
+      expect([id, resultOf(run, id).verdict]).toEqual([id, 'FAILED']);
+      expect(resultOf(run, id).seen).toBe(`the Connector's token endpoint gave no token for the pull: time-out: no token within the ${DEADLINE_MS} ms deadline of an exchange`);
+    }
+    await expectBankStillAnswers(run);
+  });
+
   it('floods the answer to a transport case over TLS: the case FAILED on the body limit, not read to the end', async () => {
     const hostile = await httpsConnector({ key: pki.serverKey, cert: pki.serverCert }, hugeBody);
     const run = await runAgainst(hostile, 'hostile-tls', ['transport.client_certificate_required']);

@@ -12,6 +12,7 @@ import { SigningKey } from '../../wire/keys';
 import { ObservedRequest } from '../conformance/case';
 import { clientOrdersFor, runPrefix } from '../conformance/client-orders';
 import { playRun, RunPlan } from '../conformance/engine';
+import { ConnectorFault } from '../conformance/probe';
 import { CASES, CaseResult, ClientOrder, ConformanceRun } from '../conformance/model';
 import { ConnectorDirectory } from '../outbound/connector-directory';
 import { ConformanceRunRepository, RunRow } from '../store/conformance-runs';
@@ -180,8 +181,11 @@ export class ConformanceRuns {
       logger.info('conformance run finished', { run_id: plan.runId, client_id: plan.clientId, error: outcome.error ?? undefined, ...counts });
     } catch (error) {
       if (!this.storeOpen()) return;
-      repo.finish(plan.runId, 'aborted', clock.now(), JSON.stringify(results), `the run stopped on an error of the Bank's: ${(error as Error).message}`);
-      logger.error('conformance run failed', { run_id: plan.runId, error: (error as Error).message });
+      // The Connector's fault (its token endpoint) stops a run as surely as an error of the Bank's, but is not one.
+      const why = error instanceof ConnectorFault ? error.message : `the run stopped on an error of the Bank's: ${(error as Error).message}`;
+      repo.finish(plan.runId, 'aborted', clock.now(), JSON.stringify(results), why);
+      if (error instanceof ConnectorFault) logger.warn('conformance run aborted', { run_id: plan.runId, error: why });
+      else logger.error('conformance run failed', { run_id: plan.runId, error: (error as Error).message });
     }
     this.pruneOldRuns();
   }

@@ -9,7 +9,7 @@ import { REGISTRY } from './cases';
 import { EPOCH, pageOf } from './cases/pull/page';
 import { freshSigningKey } from './fresh-key';
 import { CaseGroup, CaseResult, ClientOrder } from './model';
-import { ConnectorProbe, ProbeSettings, ProbeTarget } from './probe';
+import { ConnectorFault, ConnectorProbe, ProbeSettings, ProbeTarget } from './probe';
 
 export interface RunPlan {
   runId: string;
@@ -173,6 +173,7 @@ async function judge(entry: ConformanceCase, context: CaseContext, pool: ServedO
   try {
     return await entry.play(context, orders);
   } catch (error) {
+    if (error instanceof ConnectorFault) return failed(error.message);
     // A fault of the Bank's own, not of the Connector: shown as such, and the run goes on.
     return failed(`the Bank could not play this case (an error of the Bank's, please report it): ${(error as Error).message}`);
   }

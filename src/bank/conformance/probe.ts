@@ -84,6 +84,14 @@ export function explainFailure(error: string, limits: { deadlineMs: number; maxR
   return error;
 }
 
+/**
+ * A failure on the Connector's side that keeps a request from being sent at all (its token endpoint): a case
+ * that meets it FAILED, a run that cannot pull at all is aborted with it; never reported as an error of the Bank's.
+ */
+export class ConnectorFault extends Error {
+  override name = 'ConnectorFault';
+}
+
 /** What every probe of one run shares: how many requests went out and how many got an answer. */
 interface Reach {
   sent: number;
@@ -153,9 +161,24 @@ export class ConnectorProbe {
   /** A pull as the Bank's poller sends it, signed, with the Connector's token. */
   async pull(query: Record<string, string>, options: SignOptions = {}): Promise<Prepared> {
     const prepared = this.sign('pull', 'GET', this.url('/payment-orders', query), Buffer.alloc(0), { 'x-request-id': randomUUID(), 'x-idempotency-key': `pull-${randomUUID()}` }, options);
-    const token = await this.target.token();
+    const token = await this.pullToken();
     if (token) prepared.headers.authorization = `Bearer ${token}`;
     return prepared;
+  }
+
+  /** The pull's token within the exchange deadline; a token endpoint that fails or stalls is the Connector's fault. */
+  private async pullToken(): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`time-out: no token within the ${this.settings.deadlineMs} ms deadline of an exchange`)), this.settings.deadlineMs);
+    });
+    try {
+      return await Promise.race([this.target.token(), deadline]);
+    } catch (error) {
+      throw new ConnectorFault(`the Connector's token endpoint gave no token for the pull: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A unit or batch callback as the dispatcher sends it. */
