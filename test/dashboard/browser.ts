@@ -94,3 +94,21 @@ export function contractCheckExceptDashboardFiles(): void {
     if (violations.length > 0) throw new Error(`${violations.length} response(s) do not match the Bank's OpenAPI document:\n  ${violations.join('\n  ')}`);
   });
 }
+
+/**
+ * Every visible form control or button of the page without an accessible name (a label, aria-label,
+ * aria-labelledby, or text for a button), described by tag and name attribute.
+ */
+export function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const controls = [...document.querySelectorAll('input, select, textarea, button, summary, a[href]')] as HTMLElement[];
+    return controls
+      .filter((element) => element.offsetParent !== null && !element.closest('[aria-hidden="true"]'))
+      .filter((element) => {
+        if (element.getAttribute('aria-label')?.trim() || element.getAttribute('aria-labelledby')) return false;
+        if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) return (element.labels?.length ?? 0) === 0;
+        return (element.textContent ?? '').trim() === '';
+      })
+      .map((element) => `${element.tagName.toLowerCase()}[name=${element.getAttribute('name') ?? ''}]`);
+  });
+}

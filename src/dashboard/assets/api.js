@@ -86,6 +86,10 @@ export function queryString(params) {
 /** @param {string} segment */
 export const seg = (segment) => encodeURIComponent(segment);
 
+/** Journal entries never change once written: each is fetched once per page load. */
+/** @type {Map<number, Promise<JournalEntry>>} */
+const journalEntries = new Map();
+
 export class Api {
   /**
    * @param {string | null} token the admin token, or null when /sandbox is open
@@ -164,6 +168,21 @@ export class Api {
     if (response.status === 401) this.onUnauthorized();
     if (!response.ok) throw new ApiProblem(response.status, { detail: text.slice(0, 200) });
     return text;
+  }
+
+  /**
+   * One journal entry (GET /sandbox/journal/{id}), fetched once.
+   * @param {number} id
+   * @returns {Promise<JournalEntry>}
+   */
+  journalEntry(id) {
+    let entry = journalEntries.get(id);
+    if (!entry) {
+      entry = this.get(`/journal/${id}`);
+      journalEntries.set(id, entry);
+      entry.catch(() => journalEntries.delete(id));
+    }
+    return entry;
   }
 
   /** Every registered client (a few pages at most). @returns {Promise<ClientView[]>} */

@@ -7,6 +7,10 @@ import { LiveEvents } from './live.js';
 import { field, h, message, replace } from './dom.js';
 import { ordersView } from './orders-view.js';
 import { orderView } from './order-view.js';
+import { journalView, journalEntryView } from './journal-view.js';
+import { clientsView } from './clients-view.js';
+import { clockView } from './clock-view.js';
+import { conformanceView, conformanceRunView } from './conformance-view.js';
 
 /**
  * @typedef {'token' | 'open' | 'disabled'} AdminMode
@@ -20,6 +24,12 @@ const TOKEN_KEY = 'sandbox-bank-admin-token';
 const ROUTES = [
   [/^#\/orders\/([^/]+)\/([^/]+)$/, 'orders', orderView],
   [/^#\/orders$/, 'orders', ordersView],
+  [/^#\/journal\/(\d+)$/, 'journal', journalEntryView],
+  [/^#\/journal$/, 'journal', journalView],
+  [/^#\/clients$/, 'clients', clientsView],
+  [/^#\/clock(?:\/([^/]+))?$/, 'clock', clockView],
+  [/^#\/conformance\/([^/]+)$/, 'conformance', conformanceRunView],
+  [/^#\/conformance$/, 'conformance', conformanceView],
 ];
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));

@@ -16,25 +16,6 @@ import { exchangePanel, headerOf } from './exchange.js';
  *   signed?: () => Promise<JournalEntry | null> }} TimelineItem
  */
 
-/** Journal entries never change once written: each is fetched once per page load. */
-/** @type {Map<number, Promise<JournalEntry>>} */
-const journalEntries = new Map();
-
-/**
- * @param {import('./api.js').Api} api
- * @param {number} id
- * @returns {Promise<JournalEntry>}
- */
-export function journalEntry(api, id) {
-  let entry = journalEntries.get(id);
-  if (!entry) {
-    entry = api.get(`/journal/${id}`);
-    journalEntries.set(id, entry);
-    entry.catch(() => journalEntries.delete(id));
-  }
-  return entry;
-}
-
 /**
  * The journal entry of a message's n-th attempt: the outgoing POSTs that carried the message's idempotency key,
  * in the order they were made. A duplicate sent by a fault profile is the same attempt's second copy, not an
@@ -46,7 +27,7 @@ export function journalEntry(api, id) {
  */
 async function attemptEntry(api, detail, callback, index) {
   const outgoing = detail.journal.filter((mention) => mention.direction === 'out' && mention.method === 'POST');
-  const entries = await Promise.all(outgoing.map((mention) => journalEntry(api, mention.id)));
+  const entries = await Promise.all(outgoing.map((mention) => api.journalEntry(mention.id)));
   const sameKey = entries
     .filter((entry) => headerOf(entry.request.headers, 'x-idempotency-key') === callback.idempotency_key && !(entry.fault ?? '').split(',').includes('duplicate'))
     .sort((a, b) => a.id - b.id);
@@ -80,7 +61,7 @@ function timelineItems(ctx, detail) {
     key: 'accepted',
     title: ['Accepted via ', order.source],
     body: [accepted?.cause ?? '', order.bank_reference ? ` Bank reference ${order.bank_reference}.` : ''],
-    signed: create ? () => journalEntry(ctx.api, create.id) : undefined,
+    signed: create ? () => ctx.api.journalEntry(create.id) : undefined,
   });
   items.push({ at: order.created_at, rank: 1, key: 'decided', title: ['Decided: ', statusBadge(accepted?.status ?? order.status)], body: decision(order) });
   history.slice(1).forEach((change, index) => {
