@@ -97,18 +97,18 @@ export function contractCheckExceptDashboardFiles(): void {
 
 /**
  * Every visible form control or button of the page without an accessible name (a label, aria-label,
- * aria-labelledby, or text for a button), described by tag and name attribute.
+ * aria-labelledby, or text for a button), described by tag and name attribute. Runs in the page (as source text:
+ * this project's TypeScript has no DOM types).
  */
 export function unlabelledControls(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const controls = [...document.querySelectorAll('input, select, textarea, button, summary, a[href]')] as HTMLElement[];
-    return controls
+  return page.evaluate<string[]>(`
+    [...document.querySelectorAll('input, select, textarea, button, summary, a[href]')]
       .filter((element) => element.offsetParent !== null && !element.closest('[aria-hidden="true"]'))
       .filter((element) => {
         if (element.getAttribute('aria-label')?.trim() || element.getAttribute('aria-labelledby')) return false;
-        if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) return (element.labels?.length ?? 0) === 0;
+        if ('labels' in element && element.labels) return element.labels.length === 0;
         return (element.textContent ?? '').trim() === '';
       })
-      .map((element) => `${element.tagName.toLowerCase()}[name=${element.getAttribute('name') ?? ''}]`);
-  });
+      .map((element) => element.tagName.toLowerCase() + '[name=' + (element.getAttribute('name') ?? '') + ']')
+  `);
 }

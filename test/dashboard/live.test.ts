@@ -170,14 +170,14 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
     await page.goto(`${listener.origin}/dashboard/`);
     await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.locator(':focus').textContent()).toBe('Skip to content');
     for (const view of ['Orders', 'Journal', 'Clients']) {
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(view);
+      expect(await page.locator(':focus').textContent()).toBe(view);
     }
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Clients', level: 1 }).waitFor();
-    expect(await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.textContent])).toEqual(['H1', 'Clients']);
+    expect(await page.locator('main h1:focus').textContent()).toBe('Clients');
     expect(await page.getByRole('link', { name: 'Clients', exact: true }).getAttribute('aria-current')).toBe('page');
   });
 
@@ -205,7 +205,7 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
           await loaded(page).first().waitFor({ state: 'attached', ...EVENTUALLY });
           expect([view, await unlabelledControls(page)]).toEqual([view, []]);
         }
-        const width = await phone.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        const width = await phone.page.evaluate<[number, number]>('[document.documentElement.scrollWidth, window.innerWidth]');
         expect([view, width[0] <= width[1]]).toEqual([view, true]);
       }
       expect(phone.errors).toEqual([]);
