@@ -106,7 +106,7 @@ export function unlabelledControls(page: Page): Promise<string[]> {
       .filter((element) => element.offsetParent !== null && !element.closest('[aria-hidden="true"]'))
       .filter((element) => {
         if (element.getAttribute('aria-label')?.trim() || element.getAttribute('aria-labelledby')) return false;
-        if ('labels' in element && element.labels) return element.labels.length === 0;
+        if (['INPUT', 'SELECT', 'TEXTAREA'].includes(element.tagName)) return element.labels.length === 0;
         return (element.textContent ?? '').trim() === '';
       })
       .map((element) => element.tagName.toLowerCase() + '[name=' + (element.getAttribute('name') ?? '') + ']')

@@ -184,12 +184,12 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
   it('labels every control and fits a 390 px wide phone, in every view', async () => {
     const order = withScenario('PENDING:3600:SUCCESS');
     expect((await client.create(order)).status).toBe(200);
-    const journal = await request(bank.app).get('/sandbox/journal?code=signature_invalid&limit=1');
+    const journal = await request(bank.app).get(`/sandbox/journal?reference=${order.reference}&limit=1`);
     // Each view, and what shows it has loaded its data.
     const views: [string, (page: Page) => ReturnType<Page['locator']>][] = [
       ['#/orders', (page) => page.getByRole('link', { name: String(order.reference), exact: true })],
       [`#/orders/demo-connector/${order.reference}`, (page) => page.getByText('Decided:')],
-      ['#/journal', (page) => page.locator('tr.refused').first()],
+      ['#/journal', (page) => page.getByRole('link', { name: `#${journal.body.data[0].id}`, exact: true })],
       [`#/journal/${journal.body.data[0].id}`, (page) => page.getByRole('heading', { name: 'The exchange' })],
       ['#/clients', (page) => page.getByText('Edit the fault profile')],
       ['#/clock/demo-connector', (page) => page.locator('.clock-now')],
