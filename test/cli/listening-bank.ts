@@ -15,9 +15,8 @@ export interface ListeningBank {
   close(): Promise<void>;
 }
 
-/** A Bank of the test helpers on a real port (the CLI talks HTTP), with the admin token set. */
-export async function listeningBank(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<ListeningBank> {
-  const bank = await startBank({ adminToken: ADMIN, ...overrides }, options);
+/** `bank` on a real port; close() stops the listener and closes the Bank. */
+export async function serve(bank: Bank): Promise<ListeningBank> {
   const server = http.createServer(bank.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -33,3 +32,7 @@ export async function listeningBank(overrides: Partial<BankConfig> = {}, options
   };
 }
 
+/** A Bank of the test helpers on a real port (the CLI talks HTTP), with the admin token set. */
+export async function listeningBank(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<ListeningBank> {
+  return serve(await startBank({ adminToken: ADMIN, ...overrides }, options));
+}
