@@ -94,7 +94,7 @@ export const SETTINGS = [
   { key: 'bankClientId', env: 'BANK_CLIENT_ID', default: 'sandbox-bank', doc: '`X-Client-Id` the Bank sends on pulls and callbacks.', parse: text },
   { key: 'connectorUrl', env: 'CONNECTOR_URL', default: null, doc: "Overrides the demo client's connector base URL (or the first client's when there is no demo-connector).", parse: optionalText },
   { key: 'connectorToken', env: 'CONNECTOR_TOKEN', default: null, doc: 'Static Bearer token the Bank sends on the pull, for clients without their own `connector.token` or `connector.token_url` (client_credentials).', parse: optionalText },
-  { key: 'connectorTimeoutMs', env: 'CONNECTOR_TIMEOUT_MS', default: 10_000, doc: 'Timeout of each outgoing call to a Connector.', parse: integer(1, 600_000) },
+  { key: 'connectorTimeoutMs', env: 'CONNECTOR_TIMEOUT_MS', default: 10_000, doc: 'Limit on each outgoing call to a Connector, its whole answer included (answers are also limited to 32 MiB).', parse: integer(1, 600_000) },
   { key: 'conformanceExchangeTimeoutMs', env: 'CONFORMANCE_EXCHANGE_TIMEOUT_MS', default: 5_000, doc: 'Deadline of each exchange of a conformance run with a Connector, answer body included; a Connector that hangs or trickles past it fails that case.', parse: integer(100, 600_000) },
   { key: 'jwksCacheTtlS', env: 'JWKS_CACHE_TTL_S', default: 300, doc: "How long a client's key set fetched from its `jwks_uri` is cached when the answer has no `Cache-Control: max-age`, in seconds (an unknown `kid` still refetches once per kid and minute).", parse: integer(0, 86_400) },
   { key: 'pollCron', env: 'POLL_CRON', default: '*/10 * * * * *', doc: 'node-cron schedule of the pull (6 fields = with seconds); `off` disables the scheduled pull.', parse: cronExpression },

@@ -65,6 +65,8 @@ describe('one run at a time per client', () => {
     const second = await start({ client_id: 'api-gated', cases: ONE_CASE });
     expect(expectProblem(second, 409, 'run_in_progress').detail).toContain('api-gated');
     expectProblem(await request(bank.app).delete(`/sandbox/conformance-runs/${first.body.id}`), 409, 'run_in_progress');
+    // "Pull now" would store what the Connector serves while the run pulls it: refused too.
+    expectProblem(await request(bank.app).post('/sandbox/clients/api-gated/poll'), 409, 'run_in_progress');
     // Another client's run is not held up by it.
     const other = await start({ client_id: 'api-accepting', cases: ONE_CASE });
     expect(other.status).toBe(202);

@@ -136,6 +136,8 @@ function clientRoutes(router: express.Router, deps: ControlDeps): void {
     parseQuery(req, {});
     controlBody(req, 'empty');
     const connector = connectorOf(deps, req.params.id);
+    // A run pulls this Connector now and stores nothing it is served; a pull that stores would break that.
+    if (deps.connectors.pullsHeld(connector.settings.clientId)) throw new ProblemError('run_in_progress', `a conformance run for ${connector.settings.clientId} is in progress: its pulls wait until the run is over`);
     res.json(await deps.poller.pollConnector(connector));
   });
   for (const [action, paused] of [['pause', true], ['resume', false]] as const) {

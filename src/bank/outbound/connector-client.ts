@@ -24,6 +24,8 @@ export interface OutboundIdentity {
 }
 
 const TOKEN_REFRESH_MARGIN_MS = 30_000;
+/** A pull page of 1,000 orders is about 1 MB; nothing the contract sends comes near this. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** The error of a callback attempt that a fault profile dropped (conformance.md section 4). */
 export const DROPPED_BY_FAULT_PROFILE = 'dropped by fault profile';
@@ -42,7 +44,9 @@ export class ConnectorClient {
   ) {
     const onExchange = identity.journal?.outgoingRecorder(settings.clientId);
     this.recordExchange = onExchange;
-    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxSockets, tls: settings.tls, onExchange });
+    // The time-out bounds the whole exchange (a Connector that trickles its answer never idles), and an answer
+    // beyond the limit is an error instead of the Bank's memory.
+    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, deadlineMs: timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, maxSockets, tls: settings.tls, onExchange });
     this.tokens = settings.tokenUrl
       ? new TokenCache(this.client, { tokenUrl: settings.tokenUrl, clientId: settings.tokenClientId ?? '', clientSecret: settings.tokenClientSecret ?? '' }, identity.clock, TOKEN_REFRESH_MARGIN_MS)
       : null;

@@ -7,7 +7,7 @@ export class ConnectorDirectory {
   private readonly clients = new Map<string, ConnectorClient>();
   private readonly paused = new Set<string>();
   /** Clients whose normal pull waits: a conformance run is pulling from their Connector. */
-  private readonly pullsHeld = new Set<string>();
+  private readonly heldByRuns = new Set<string>();
   private readonly changeListeners: (() => void)[] = [];
 
   constructor(
@@ -58,12 +58,17 @@ export class ConnectorDirectory {
 
   /** The Connectors the poller pulls from now: active, pulling, and not held by a conformance run. */
   pullable(): ConnectorClient[] {
-    return this.active().filter((connector) => connector.settings.poll && !this.pullsHeld.has(connector.settings.clientId));
+    return this.active().filter((connector) => connector.settings.poll && !this.heldByRuns.has(connector.settings.clientId));
+  }
+
+  /** Whether a conformance run holds this client's pulls. */
+  pullsHeld(clientId: string): boolean {
+    return this.heldByRuns.has(clientId);
   }
 
   holdPulls(clientId: string, held: boolean): void {
-    if (held) this.pullsHeld.add(clientId);
-    else this.pullsHeld.delete(clientId);
+    if (held) this.heldByRuns.add(clientId);
+    else this.heldByRuns.delete(clientId);
   }
 
   setPaused(clientId: string, paused: boolean): void {

@@ -112,7 +112,7 @@ export const CONTROL_OPERATIONS: readonly OperationSpec[] = [
     pathParameters: CLIENT,
     body: 'control/empty',
     answers: [ok('control/poll-report')],
-    problems: ['not_found'],
+    problems: ['not_found', 'run_in_progress'],
   }),
   sandbox('post', '/sandbox/poll', 'pollAll', 'Pull from every Connector now', 'One pull cycle over every Connector the Bank pulls from (a call during a cycle joins it).', {
     answers: [ok('control/poll-reports')],
