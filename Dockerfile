@@ -1,6 +1,8 @@
 # Sandbox Bank: two stages on node:20-slim.
 #   docker build -t sandbox-bank .
 #   docker run --rm -p 8080:8080 -p 8443:8443 -v sandbox-bank-data:/data sandbox-bank
+# The image also carries the CLI on PATH (docs/cli.md), e.g. against a Bank running elsewhere:
+#   docker run --rm --network host sandbox-bank sandbox-bank conformance --bank http://localhost:8080 --client acme
 
 # ---- build: compile TypeScript and the better-sqlite3 native module, then drop dev dependencies ----
 FROM node:20-slim AS build
@@ -31,6 +33,11 @@ COPY schemas ./schemas
 COPY fixtures ./fixtures
 # scripts/: the signed-headers helper that the startup log's curl hint uses, and the PKI helper.
 COPY scripts ./scripts
+# The sandbox-bank CLI (package.json "bin"): bin/ runs dist/cli/main.js as built above (no src/ here, so it
+# never tries to build), linked onto PATH so `docker run ... sandbox-bank <command>` works.
+COPY bin ./bin
+RUN chmod 755 bin/sandbox-bank.js \
+ && ln -s /app/bin/sandbox-bank.js /usr/local/bin/sandbox-bank
 # The data directory (SQLite, keys, dev PKI) must exist and belong to `node` before it is declared a volume,
 # so that a new named volume starts with that ownership.
 RUN mkdir -p /data && chown node:node /data
