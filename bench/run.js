@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// npm run bench: the Bank side by side with a bare express hello-world, WireMock, Prism and json-server,
-// measured in the same run on the same machine. Never part of npm test.
+// npm run bench: the Bank side by side with the limit server (bench/limit-server.js: only what a signed create
+// cannot avoid, on express 5 like the Bank and on bare node:http), a bare express hello-world, WireMock, Prism and
+// json-server, measured in the same run on the same machine. Create and status throughput are reported as a ratio
+// to the express limit server, whose runs are interleaved with the Bank's (same load generator, connections and
+// request count). Never part of npm test.
 //   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak,journal,clock]
 'use strict';
 const fs = require('node:fs');
@@ -43,8 +46,20 @@ const bankEnv = (port, dataDir) => ({
   STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000',
 });
 
+/** The yardsticks: the same signed requests, only the unavoidable work (bench/limit-server.js). */
+const LIMIT_SERVERS = [
+  { name: 'limit server (express 5, as the Bank)', kind: 'limit', framework: 'express' },
+  { name: 'limit server (bare node:http)', kind: 'limit', framework: 'http' },
+];
+const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';
+
 async function launch(target, port, dataDir, extraEnv = {}) {
   const startedAt = performance.now();
+  if (target.kind === 'limit') {
+    const child = start(process.execPath, [path.join(__dirname, 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: target.framework } });
+    const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
+    return { child, ms };
+  }
   if (target.kind === 'bank') {
     const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], { cwd: ROOT, env: { ...bankEnv(port, dataDir), ...extraEnv } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
@@ -93,21 +108,36 @@ function bestOf(results) {
   return byRps[Math.floor(byRps.length / 2)];
 }
 
-/** Signed creates from a pre-signed pool, each distinct and valid. */
+/** The Bank's last access token: the limit servers get the same Authorization header (and ignore it). */
+let bankToken = null;
+
+/** One run of signed creates from a pre-signed pool, each distinct and valid, against a freshly started server. */
+async function createRun(target, connections, extraEnv = {}) {
+  const port = await freePort();
+  const { child } = await launch(target, port, tempDir('bench-create-'), extraEnv);
+  const base = `http://127.0.0.1:${port}`;
+  if (target.kind === 'bank') bankToken = await fetchToken(base);
+  const pool = Array.from({ length: CREATE_REQUESTS }, () => signedCreate(bankToken));
+  let next = 0;
+  await load(base, { connections, amount: 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }); // warm-up
+  const result = await load(base, { connections, amount: CREATE_REQUESTS - 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+  await stop(child);
+  return result;
+}
+
 async function createThroughput(connections, extraEnv = {}) {
   const runs = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const port = await freePort();
-    const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'), extraEnv);
-    const base = `http://127.0.0.1:${port}`;
-    const token = await fetchToken(base);
-    const pool = Array.from({ length: CREATE_REQUESTS }, () => signedCreate(token));
-    let next = 0;
-    await load(base, { connections, amount: 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }); // warm-up
-    runs.push(await load(base, { connections, amount: CREATE_REQUESTS - 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }));
-    await stop(child);
-  }
+  for (let run = 0; run < RUNS; run += 1) runs.push(await createRun({ kind: 'bank' }, connections, extraEnv));
   return bestOf(runs);
+}
+
+/** The Bank and each limit server in turn, RUNS times: the same load, and the machine's load shared alike. */
+async function interleaved(targets, runOnce) {
+  const runs = targets.map(() => []);
+  for (let run = 0; run < RUNS; run += 1) {
+    for (const [index, target] of targets.entries()) runs[index].push(await runOnce(target, run));
+  }
+  return runs.map(bestOf);
 }
 
 async function stubThroughput(target, connections) {
@@ -124,26 +154,39 @@ async function stubThroughput(target, connections) {
   return bestOf(runs);
 }
 
-async function statusThroughput(connections) {
+/** A started server with 500 orders to poll. */
+async function statusServer(target) {
   const port = await freePort();
-  const { child } = await launch({ kind: 'bank' }, port, tempDir('bench-bank-'));
+  const { child } = await launch(target, port, tempDir('bench-status-'));
   const base = `http://127.0.0.1:${port}`;
-  const token = await fetchToken(base);
+  if (target.kind === 'bank') bankToken = await fetchToken(base);
   const references = [];
   for (let index = 0; index < 500; index += 1) {
-    const create = signedCreate(token);
-    await fetch(`${base}${create.path}`, { method: 'POST', headers: create.headers, body: create.body });
+    const create = signedCreate(bankToken);
+    const answer = await fetch(`${base}${create.path}`, { method: 'POST', headers: create.headers, body: create.body });
+    if (answer.status !== 200) throw new Error(`${target.name ?? 'sandbox-bank'}: create answered ${answer.status}`);
     references.push(create.reference);
   }
-  const runs = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const pool = Array.from({ length: CREATE_REQUESTS }, (_, index) => signedStatus(token, references[index % references.length]));
-    let next = 0;
-    runs.push(await load(base, { connections, amount: CREATE_REQUESTS, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }));
-  }
-  await stop(child);
-  return bestOf(runs);
+  return { child, base, references };
 }
+
+/** Signed GET status (reverse polling) of the Bank and each limit server, their runs interleaved. */
+async function statusThroughput(connections) {
+  const targets = [{ kind: 'bank' }, ...LIMIT_SERVERS];
+  const servers = [];
+  for (const target of targets) servers.push(await statusServer(target));
+  const results = await interleaved(targets, async (target) => {
+    const server = servers[targets.indexOf(target)];
+    const pool = Array.from({ length: CREATE_REQUESTS }, (_, index) => signedStatus(bankToken, server.references[index % server.references.length]));
+    let next = 0;
+    return load(server.base, { connections, amount: CREATE_REQUESTS, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+  });
+  for (const server of servers) await stop(server.child);
+  return results;
+}
+
+/** bank / limit, two decimals. */
+const ratio = (bank, limit) => Math.round((bank.rps / limit.rps) * 100) / 100;
 
 function row(cells, widths) {
   return cells.map((cell, index) => String(cell).padEnd(widths[index])).join(' | ');
@@ -187,23 +230,29 @@ async function main() {
 
   if (ONLY.includes('create')) {
     for (const connections of [20, 100]) {
-      const bank = await createThroughput(connections);
-      results.throughput.push({ name: 'sandbox-bank: signed, validated, stored create', connections, ...bank });
-      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}`);
+      const [bank, ...limits] = await interleaved([{ kind: 'bank' }, ...LIMIT_SERVERS], (target) => createRun(target, connections));
+      const limit = limits[0];
+      results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit) });
+      for (const [index, measured] of limits.entries()) results.throughput.push({ name: LIMIT_SERVERS[index].name, connections, ...measured, ratio: ratio(measured, limit) });
+      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}; limit server ${limit.rps}/s: ${ratio(bank, limit)}x`);
       for (const target of targets().filter((t) => t.stub)) {
         const measured = await stubThroughput(target, connections);
-        results.throughput.push({ name: target.name, connections, ...measured });
+        results.throughput.push({ name: target.name, connections, ...measured, ratio: ratio(measured, limit) });
         console.log(`${target.name} c=${connections}: ${measured.rps}/s p50 ${measured.p50} ms p99 ${measured.p99} ms`);
       }
     }
-    printTable(`Throughput (median of ${RUNS} runs)`, ['server', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
-      results.throughput.map((r) => [r.name, r.connections, r.rps, r.p50, r.p99, r.non2xx, r.errors]));
+    printTable(`Throughput (median of ${RUNS} runs; x limit: req/s over the express limit server's at the same connections, same run)`,
+      ['server', 'connections', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+      results.throughput.map((r) => [r.name, r.connections, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors]));
   }
 
   if (ONLY.includes('status')) {
-    results.status = await statusThroughput(20);
-    printTable('Reverse polling (signed GET status, Bearer, relaxed mode over HTTP), c=20', ['req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
-      [[results.status.rps, results.status.p50, results.status.p99, results.status.non2xx]]);
+    const [bank, ...limits] = await statusThroughput(20);
+    results.status = { ...bank, ratio: ratio(bank, limits[0]), limits: limits.map((measured, index) => ({ name: LIMIT_SERVERS[index].name, ...measured, ratio: ratio(measured, limits[0]) })) };
+    printTable(`Reverse polling (signed GET status, Bearer, relaxed mode over HTTP), c=20, median of ${RUNS} interleaved runs`,
+      ['server', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+      [['sandbox-bank (express 5): signed status', bank.rps, results.status.ratio.toFixed(2), bank.p50, bank.p99, bank.non2xx, bank.errors],
+        ...results.status.limits.map((r) => [r.name, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors])]);
   }
 
   if (ONLY.includes('outbound')) {
