@@ -74,6 +74,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     io.stderr(topHelp());
     return EXIT.usage;
   }
+  if (word === 'help' && rest.length > 0) return main([...rest, '--help'], io);
   if (word === '--help' || word === '-h' || word === 'help') {
     io.stdout(topHelp());
     return EXIT.ok;

@@ -29,6 +29,11 @@ describe('sandbox-bank --help', () => {
     expect(run.stdout).toContain('Exit codes: 0 done, 1 refused or failed, 2 the Bank unreachable or unusable, 3 usage error.');
   });
 
+  it('help <command> is <command> --help', async () => {
+    const run = await runCli(['help', 'clock', 'advance']);
+    expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(/^Usage: sandbox-bank clock advance <CLIENT_ID> \[options\]/)]);
+  });
+
   it('covers every command the issue names', () => {
     const names = LINES.map((line) => line.join(' '));
     for (const expected of ['start', 'pki', 'clients create', 'clients list', 'clients show', 'clients delete', 'token', 'request', 'sign', 'verify', 'orders list', 'orders show', 'outcome', 'redeliver', 'clock advance', 'reset', 'journal list', 'journal show', 'events', 'wait', 'conformance']) {

@@ -50,7 +50,9 @@ export const signCommand = command(
     const signer = signingKeyOf(identity.privateJwk);
     const body = bodyOf(parsed, method);
     const url = bankEndpoint(bankUrlOf(parsed, io), path);
-    const signed = new SignedClient({ clientId: identity.clientId, signer, clock: systemClock, timeoutMs: 1 }).signedHeaders(flow, method, url, body, flowHeaders(flow, parsed));
+    // Only its signing is used: this client never sends (hence no time-out worth setting).
+    const client = new SignedClient({ clientId: identity.clientId, signer, clock: systemClock, timeoutMs: 1 });
+    const signed = client.signedHeaders(flow, method, url, body, flowHeaders(flow, parsed));
     const base = baseOf(flow, method, url, signed, body);
     const token = parsed.string('token');
     const headers = { ...signed, ...(body.length > 0 ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
