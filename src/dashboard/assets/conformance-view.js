@@ -14,11 +14,13 @@ const POLL_MS = 2000;
 
 /** @param {import('./api.js').RunSummary} summary */
 function counts(summary) {
+  /** @param {number} count @param {string} kind @param {string} text */
+  const badge = (count, kind, text) => h('span', { class: `badge badge-${count === 0 ? 'none' : kind}` }, text);
   return h('span', { class: 'counts' },
-    h('span', { class: 'badge badge-passed' }, `${summary.passed} passed`),
-    h('span', { class: 'badge badge-failed' }, `${summary.failed} failed`),
-    h('span', { class: 'badge badge-warning' }, `${summary.warning} warning${summary.warning === 1 ? '' : 's'}`),
-    h('span', { class: 'badge badge-skipped' }, `${summary.skipped} skipped`),
+    badge(summary.passed, 'passed', `${summary.passed} passed`),
+    badge(summary.failed, 'failed', `${summary.failed} failed`),
+    badge(summary.warning, 'warning', `${summary.warning} warning${summary.warning === 1 ? '' : 's'}`),
+    badge(summary.skipped, 'skipped', `${summary.skipped} skipped`),
   );
 }
 
