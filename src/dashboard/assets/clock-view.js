@@ -3,6 +3,7 @@
 // or by a preset (1 min, 1 h, 1 day), attach and detach, what the last advance fired, and the client's pending
 // orders with the time each is due. Business time moves; security stays on the wall clock.
 import { ApiProblem, queryString, seg } from './api.js';
+import { STREAM_OPENED } from './live.js';
 import { debounce, field, h, message, replace, select, statusBadge, time } from './dom.js';
 
 /**
@@ -172,6 +173,7 @@ export function clockView(ctx, main, [clientParam]) {
   }
 
   const unsubscribe = ctx.live.subscribe((event) => {
+    if (event.type === STREAM_OPENED) return loadPendingSoon();
     if (event.client_id !== clientId) return;
     if (event.type === 'clock.advanced') loadClockSoon();
     if (event.type.startsWith('order.') || event.type === 'clock.advanced') loadPendingSoon();

@@ -3,6 +3,7 @@
 // case by case (conformance.case_finished events, and a poll while the run is running), with its HTML and JUnit
 // reports.
 import { ApiProblem, queryString, seg } from './api.js';
+import { STREAM_OPENED } from './live.js';
 import { copyButton, debounce, download, field, formatLatency, h, message, replace, select, statusBadge, time } from './dom.js';
 
 /**
@@ -93,7 +94,7 @@ export function conformanceView(ctx, main) {
   }
   const reloadSoon = debounce(() => void reload(), 300);
   const unsubscribe = ctx.live.subscribe((event) => {
-    if (event.type === 'conformance.case_finished') reloadSoon();
+    if (event.type === 'conformance.case_finished' || event.type === STREAM_OPENED) reloadSoon();
   });
   void reload();
   return () => {
@@ -203,7 +204,7 @@ export function conformanceRunView(ctx, main, [id]) {
   }
   const refreshSoon = debounce(() => void refresh(), 150);
   const unsubscribe = ctx.live.subscribe((event) => {
-    if (event.type === 'conformance.case_finished' && event.data.run_id === id) refreshSoon();
+    if ((event.type === 'conformance.case_finished' && event.data.run_id === id) || event.type === STREAM_OPENED) refreshSoon();
   });
   void refresh();
   return () => {

@@ -7,6 +7,8 @@
 /** @typedef {'connecting' | 'live' | 'retrying' | 'stopped'} StreamState */
 
 const RETRY_MS = 1500;
+/** A local event (never from the Bank): the stream is open, and events from here on will arrive. */
+export const STREAM_OPENED = 'stream.opened';
 
 /**
  * Splits Server-Sent Events text into events. Returns the events of the complete blocks and what is left over
@@ -109,6 +111,9 @@ export class LiveEvents {
     }
     if (!response.ok || !response.body) return;
     this.onState('live');
+    // The first connection starts with live events only: whatever changed between a view's first read and now
+    // is told as one local event, and views read again. (A reconnection resumes from the last id instead.)
+    if (this.lastId === null) this.dispatch({ id: null, type: STREAM_OPENED, data: JSON.stringify({ id: 0, type: STREAM_OPENED, at: new Date().toISOString(), client_id: null, data: {} }) });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let pending = '';
     for (;;) {

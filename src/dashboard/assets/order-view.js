@@ -6,6 +6,7 @@
 import { ApiProblem, seg } from './api.js';
 import { debounce, field, formatAmount, formatLatency, h, message, replace, select, statusBadge, time } from './dom.js';
 import { exchangePanel, headerOf } from './exchange.js';
+import { STREAM_OPENED } from './live.js';
 
 /**
  * @typedef {import('./api.js').OrderDetail} OrderDetail
@@ -294,7 +295,7 @@ export function orderView(ctx, main, [clientId, reference]) {
     } else if (event.type.startsWith('callback.')) {
       // A batch message's key names no order, so any callback of this client may be one of ours: one GET, debounced.
       if (data.client_id === clientId) refreshSoon();
-    } else if (event.type === 'clock.advanced' && event.client_id === clientId) refreshSoon();
+    } else if ((event.type === 'clock.advanced' && event.client_id === clientId) || event.type === STREAM_OPENED) refreshSoon();
   });
 
   void refresh();

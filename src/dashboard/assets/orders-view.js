@@ -3,6 +3,7 @@
 // each row's last callback result comes from the order's detail (GET /sandbox/orders/{client}/{reference}),
 // refetched when a callback.* event concerns it. The Reset control (POST /sandbox/reset) lives here too.
 import { queryString, seg } from './api.js';
+import { STREAM_OPENED } from './live.js';
 import { debounce, field, formatAmount, formatLatency, h, message, replace, select, statusBadge, time } from './dom.js';
 
 /**
@@ -228,7 +229,7 @@ export function ordersView(ctx, main) {
       stale.add(orderKey({ client_id: String(event.data.client_id), reference: String(event.data.reference) }));
       reloadSoon();
     } else if (event.type.startsWith('callback.')) markCallbackStale(event.data);
-    else if (event.type === 'clock.advanced' || event.type === 'poll.completed') reloadSoon();
+    else if (event.type === 'clock.advanced' || event.type === 'poll.completed' || event.type === STREAM_OPENED) reloadSoon();
   });
 
   function showResetConfirm() {
