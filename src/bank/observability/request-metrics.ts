@@ -2,11 +2,11 @@
 // set unbounded), method and status, with their latency; and refusals by problem code.
 //
 // On the hot path (a signed create) the cost is one listener on `finish`, three Map lookups to reach the series
-// bound once for that route, method and status, and prom-client's own increment.
+// bound once for that route, method and status, and two additions (tallies.ts: prom-client writes them at a scrape).
 import type { NextFunction, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
-import { Counter, Histogram, Registry } from 'prom-client';
 import { PROBLEM_TYPES } from '../../wire/problems';
+import { CounterTally, HistogramTally } from './tallies';
 
 /** The route label of a request no route matched (404 `route_not_found`, an OPTIONS answered by express). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -55,33 +55,30 @@ interface RequestSeries {
 type SeriesCache = Map<string, Map<string, Map<number, RequestSeries>>>;
 
 export class RequestMetrics {
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly duration: Histogram<'route' | 'method' | 'status'>;
-  private readonly refusals: Counter<'code'>;
+  readonly requests: CounterTally;
+  readonly duration: HistogramTally;
+  readonly refusals: CounterTally;
   private readonly series: SeriesCache = new Map();
   private readonly refusalSeries = new Map<string, { inc(): void }>();
   /** Express middleware: install before every other, so the latency covers the whole answer. */
   readonly middleware: (req: Request, res: Response, next: NextFunction) => void;
 
-  constructor(registry: Registry, prefix: string) {
-    this.requests = new Counter({
+  constructor(prefix: string) {
+    this.requests = new CounterTally({
       name: `${prefix}http_requests_total`,
       help: 'HTTP requests answered, by route pattern, method and status.',
       labelNames: ['route', 'method', 'status'],
-      registers: [registry],
     });
-    this.duration = new Histogram({
+    this.duration = new HistogramTally({
       name: `${prefix}http_request_duration_seconds`,
       help: 'Time from the request reaching the Bank to the last byte of its answer, by route pattern, method and status.',
       labelNames: ['route', 'method', 'status'],
       buckets: LATENCY_BUCKETS,
-      registers: [registry],
     });
-    this.refusals = new Counter({
+    this.refusals = new CounterTally({
       name: `${prefix}http_refusals_total`,
       help: 'Answers with problem details (RFC 9457, or the OAuth error of the token endpoint), by problem code.',
       labelNames: ['code'],
-      registers: [registry],
     });
     // One listener function for every response (no closure per request): `this` is the response.
     const metrics = this;
