@@ -43,6 +43,8 @@ export function clockView(ctx, main, [clientParam]) {
   let clock = null;
   /** @type {AdvanceReport | null} */
   let lastReport = null;
+  /** What the Seconds field holds, kept when the panel is drawn again. */
+  let secondsTyped = '60';
 
   const clientSelect = select([], '', { name: 'client_id' });
   const panel = h('div');
@@ -113,7 +115,8 @@ export function clockView(ctx, main, [clientParam]) {
   function render() {
     replace(status);
     const attached = clock !== null;
-    const seconds = h('input', { type: 'number', name: 'seconds', min: 0, max: 31536000, step: 1, value: 60, required: true, disabled: !attached, inputmode: 'numeric' });
+    const seconds = h('input', { type: 'number', name: 'seconds', min: 0, max: 31536000, step: 1, value: secondsTyped, required: true, disabled: !attached, inputmode: 'numeric' });
+    seconds.addEventListener('input', () => (secondsTyped = seconds.value));
     const advanceForm = h('form', { class: 'action-form', 'aria-labelledby': 'advance-title' },
       h('h2', { id: 'advance-title' }, 'Advance'),
       attached ? null : h('p', { class: 'hint' }, 'Attach a test clock first.'),

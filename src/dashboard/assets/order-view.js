@@ -154,9 +154,12 @@ export function orderView(ctx, main, [clientId, reference]) {
   let detail = null;
   /** Disclosures the user opened: kept open across refreshes. */
   const open = new Set();
+  /** The status the "Force outcome" form was built for. */
+  let actionsFor = '';
 
   const summary = h('div');
   const actions = h('div');
+  const actionResult = h('div', { class: 'form-status' });
   const timeline = h('ol', { class: 'timeline' });
   const messages = h('div');
   const exchanges = h('ul', { class: 'plain' });
@@ -168,6 +171,7 @@ export function orderView(ctx, main, [clientId, reference]) {
     status,
     summary,
     actions,
+    actionResult,
     h('section', { 'aria-labelledby': 'timeline-title' }, h('h2', { id: 'timeline-title' }, 'Timeline'), timeline),
     h('section', { 'aria-labelledby': 'messages-title' }, h('h2', { id: 'messages-title' }, 'Callback messages'), messages),
     h('section', { 'aria-labelledby': 'exchanges-title' }, h('h2', { id: 'exchanges-title' }, 'Exchanges in the journal'), exchanges),
@@ -204,7 +208,8 @@ export function orderView(ctx, main, [clientId, reference]) {
       button.disabled = true;
       try {
         await api.post(`${path}/outcome`, body);
-        replace(result, message(`Forced ${outcome.value}.`, 'success'));
+        // The form is rebuilt for the final status: the confirmation lives outside it.
+        replace(actionResult, message(`Forced ${outcome.value}: the callback follows as for a scheduled settlement.`, 'success'));
         await refresh();
       } catch (error) {
         button.disabled = false;
@@ -259,7 +264,11 @@ export function orderView(ctx, main, [clientId, reference]) {
       h('div', {}, h('dt', {}, 'Created'), h('dd', {}, time(order.created_at))),
       h('div', {}, h('dt', {}, order.settle_at ? 'Settles at' : 'Processed'), h('dd', {}, time(order.settle_at ?? order.processed_at))),
     ));
-    replace(actions, outcomeForm());
+    // Rebuilt only when the status changes: a reason code being typed survives the callback events meanwhile.
+    if (actionsFor !== order.status) {
+      actionsFor = order.status;
+      replace(actions, outcomeForm());
+    }
     replace(timeline, timelineItems(ctx, detail).map((item) => h('li', { class: `timeline-item rank-${item.rank}` },
       h('div', { class: 'timeline-time' }, time(item.at)),
       h('div', { class: 'timeline-body' }, h('p', { class: 'timeline-title' }, item.title), h('div', {}, item.body), signedDisclosure(item, open)),
