@@ -31,6 +31,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY schemas ./schemas
 COPY fixtures ./fixtures
+# The dashboard's static files (plain JavaScript and CSS, nothing to build): /dashboard/ serves them from here.
+COPY src/dashboard/assets ./src/dashboard/assets
 # scripts/: the signed-headers helper that the startup log's curl hint uses, and the PKI helper.
 COPY scripts ./scripts
 # The sandbox-bank CLI (package.json "bin"): bin/ runs dist/cli/main.js as built above (no src/ here, so it
