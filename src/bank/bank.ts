@@ -6,11 +6,9 @@ import type { Logger } from 'winston';
 import { CallbackMessages } from './application/callback-messages';
 import { CreateOrder } from './application/create-order';
 import { OrderBook } from './application/order-book';
-import { OrderQueries } from './application/order-queries';
 import { OutboxWriter } from './application/outbox-writer';
 import { PulledOrders } from './application/pulled-orders';
 import { ClientClocks } from './application/clocks';
-import { ResetStore } from './application/reset';
 import { TestClocks } from './application/test-clocks';
 import { BankConfig } from './config';
 import { Clock, systemClock } from '../wire/clock';
@@ -20,9 +18,8 @@ import { InboundServices } from './http/exchange';
 import { createLogger } from '../wire/logger';
 import { loadJsonFile } from '../wire/schemas';
 import { ClientDefinition, ClientRegistry, RemoteJwksFactory } from './security/client-registry';
-import { ClientCertificates, devPkiOf } from './security/client-certificates';
 import { RemoteJwks } from './security/remote-jwks';
-import { ClientRegistrations, putStoredClients } from './application/client-registrations';
+import { putStoredClients } from './application/client-registrations';
 import { JwksFetcher } from './outbound/jwks-fetcher';
 import { generateSigningJwk, SigningKey, signingKeyFromJwk } from '../wire/keys';
 import { TokenService } from './security/tokens';
@@ -33,14 +30,12 @@ import { IdempotencyRepository } from './store/idempotency';
 import { NonceRepository } from './store/nonces';
 import { ClientPauseRepository, TestClockRepository } from './store/client-controls';
 import { CreateFailureRepository } from './store/create-failures';
-import { ResetRepository } from './store/reset';
 import { OrderRepository } from './store/orders';
 import { OutboxRepository } from './store/outbox';
 import { PollStateRepository } from './store/poll-state';
 import { createOutbound, Outbound } from './outbound/outbound';
 import { ConnectorDirectory } from './outbound/connector-directory';
 import { connectorSettings, ConnectorTls } from './outbound/connectors';
-import { controlPlane } from './control';
 import { EventLog } from './application/event-log';
 import { EventRepository } from './store/events';
 import { Journal } from './application/journal';
@@ -102,6 +97,15 @@ function bankVersion(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** A router built on its first request (the control plane: its modules load when /sandbox is first used). */
+function builtOnFirstUse(build: () => express.Router): express.RequestHandler {
+  let router: express.Router | null = null;
+  return (req, res, next) => {
+    router ??= build();
+    router(req, res, next);
+  };
 }
 
 export async function loadBankKey(keys: BankKeyRepository, clock: Clock, logger: Logger): Promise<SigningKey> {
@@ -199,16 +203,11 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     services, logger, book, createOrder, readiness, journal, metrics, events: eventLog, pollFaults: faults,
     jwks: () => ({ keys: publishedKeys.all() }),
     extraRoutes: (router) =>
-      router.use('/sandbox', markRouteBase, controlPlane({
-        config, logger, book, queries: new OrderQueries(orders, outbox), connectors, poller: outbound.poller, events: eventLog, eventLog, journal,
-        messages, testClocks, wakeDispatcher: outbound.wake, pauses, reset: new ResetStore(db, new ResetRepository(db), clocks, faults), registry, faults, conformance,
-        clients: new ClientRegistrations({
-          config, registry, repository: clientRepository, connectors, connectorTls: options.connectorTls ?? {}, clock, logger,
-          certificates: new ClientCertificates({ pki: devPkiOf(config), bankClientId: config.bankClientId, serverNames: config.tlsServerNames }),
-          jwksUriRefusal: (url) => jwksFetcher.refusal(url),
-          faults,
-        }),
-      })),
+      router.use('/sandbox', markRouteBase, builtOnFirstUse(() => (require('./control-wiring') as typeof import('./control-wiring')).sandboxRouter({
+        config, logger, book, connectors, poller: outbound.poller, events: eventLog, eventLog, journal,
+        messages, testClocks, wakeDispatcher: outbound.wake, pauses, registry, faults, conformance, db, orders, outbox, clocks,
+        clientRegistrations: { repository: clientRepository, connectorTls: options.connectorTls ?? {}, clock, jwksUriRefusal: (url) => jwksFetcher.refusal(url) },
+      }))),
   });
   const housekeeping = () => {
     const now = clock.now();

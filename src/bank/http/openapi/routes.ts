@@ -1,11 +1,11 @@
 // GET /openapi.json, /openapi/connector.json and /docs on both listeners, public (they describe, they reveal
-// nothing). Built once, on the first request: the schema files do not change while the Bank runs. Each answer
-// has a strong ETag (If-None-Match gives a 304) and may be cached for five minutes.
+// nothing). Built once, on the first request: the schema files do not change while the Bank runs; the generator's
+// modules load then too, not at start (issue 15). Each answer has a strong ETag (If-None-Match gives a 304) and may
+// be cached for five minutes.
 import { createHash } from 'node:crypto';
 import type express from 'express';
 import type { Request, Response } from 'express';
-import { docsPage } from './docs-page';
-import { bankDocument, connectorDocument, DocumentOptions } from './documents';
+import type { DocumentOptions } from './documents';
 
 const CACHE_CONTROL = 'public, max-age=300';
 /** The page needs nothing from anywhere: no script at all, its own inline style only. */
@@ -27,6 +27,8 @@ function lazyRepresentations(options: DocumentOptions) {
   let built: { bank: Representation; connector: Representation; docs: Representation } | null = null;
   return () => {
     if (!built) {
+      const { bankDocument, connectorDocument } = require('./documents') as typeof import('./documents');
+      const { docsPage } = require('./docs-page') as typeof import('./docs-page');
       const bank = bankDocument(options);
       const connector = connectorDocument();
       built = {
