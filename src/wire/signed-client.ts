@@ -151,16 +151,21 @@ export class SignedClient {
   private async request(method: 'GET' | 'POST', url: URL | string, headers: Record<string, string>, body?: Buffer | string): Promise<HttpAnswer> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
+    const { deadlineMs, maxResponseBytes } = this.options;
+    const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     try {
-      const { deadlineMs, maxResponseBytes } = this.options;
       const limits = {
-        ...(deadlineMs === undefined ? {} : { signal: AbortSignal.timeout(deadlineMs) }),
+        ...(deadline === undefined ? {} : { signal: deadline }),
         ...(maxResponseBytes === undefined ? {} : { maxContentLength: maxResponseBytes }),
       };
       const response = await this.http.request<string>({ method, url: url.toString(), headers, data: body, ...limits });
       return { status: response.status, headers: response.headers, body: String(response.data ?? ''), latencyMs: latency(), error: null };
     } catch (error) {
-      const message = loadAxios().isAxiosError(error) ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);
+      // axios says only "canceled" when the deadline's signal stops a request: say what happened.
+      const timedOut = deadline?.aborted === true;
+      const message = timedOut
+        ? `ETIMEDOUT: timeout, no complete answer within ${deadlineMs} ms`
+        : loadAxios().isAxiosError(error) ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);
       return { status: null, headers: {}, body: '', latencyMs: latency(), error: message };
     }
   }
