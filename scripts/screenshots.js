@@ -186,6 +186,22 @@ async function main() {
     await Promise.all(run.client_orders.map(({ order: runOrder }) => connector.bankClient.createOrder(runOrder)));
     await bank.conformance.finished(run.id);
     await shoot('conformance', `#/conformance/${run.id}`, (page) => page.locator('.badge-finished'));
+    // The run's own single-file HTML report, as CI would attach it: the summary, then a case with its exchanges.
+    for (const [size, page] of Object.entries(pages)) {
+      await page.goto(`${bankUrl}/sandbox/conformance-runs/${run.id}/report.html`);
+      await page.locator('h1').first().waitFor();
+      const file = path.join(OUT, `conformance-report-${size}.png`);
+      await page.screenshot({ path: file });
+      written.push(path.relative(ROOT, file));
+      const exchange = page.locator('details', { hasText: 'unit.bad_signature_rejected' }).first();
+      await exchange.evaluate((element) => {
+        element.open = true;
+        element.scrollIntoView();
+      });
+      const detail = path.join(OUT, `conformance-report-case-${size}.png`);
+      await page.screenshot({ path: detail });
+      written.push(path.relative(ROOT, detail));
+    }
   } finally {
     await browser.close();
     await bank.outbound.stop(1000);
