@@ -9,10 +9,11 @@ import { ChangeRequest, ClientRegistrations, Registration, RegistrationRequest }
 import { ConnectorDirectory } from '../outbound/connector-directory';
 import { RegisteredClient } from '../security/client-registry';
 import { ControlArea } from './index';
+import { ClockView } from '../application/test-clocks';
 import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery } from './http';
 
 /** A client as GET shows it: what is in force, and never a secret (no hash, no token, no private key). */
-export function clientView(client: RegisteredClient, connectors: ConnectorDirectory) {
+export function clientView(client: RegisteredClient, connectors: ConnectorDirectory, testClock: ClockView | null = null) {
   const { definition } = client;
   const remote = client.remoteKeys?.view();
   const connector = connectors.get(client.id)?.settings;
@@ -47,6 +48,8 @@ export function clientView(client: RegisteredClient, connectors: ConnectorDirect
       : null,
     created_at: instant(client.origin.createdAt || null),
     updated_at: instant(client.origin.updatedAt || null),
+    /** The client's test clock, or null while it runs on the Bank's wall time (section 3). */
+    test_clock: testClock && { now: testClock.now, attached_at: testClock.attached_at },
   };
 }
 
@@ -123,7 +126,7 @@ function after(position: ClientPosition | null) {
 
 export const clientsArea: ControlArea = (router, deps) => {
   const registrations: ClientRegistrations = deps.clients;
-  const view = (client: RegisteredClient) => clientView(client, deps.connectors);
+  const view = (client: RegisteredClient) => clientView(client, deps.connectors, deps.testClocks.view(client.id) ?? null);
 
   router.post('/clients', async (req, res) => {
     parseQuery(req, {});

@@ -74,11 +74,12 @@ export function clockView(ctx, main, [clientParam]) {
   async function loadClock() {
     if (!clientId) return;
     try {
-      clock = await api.get(`/clients/${seg(clientId)}/clock`);
+      // The client's own view says whether it has a test clock (null: wall time), so no 404 is asked for.
+      /** @type {{ test_clock: { now: string, attached_at: string } | null }} */
+      const client = await api.get(`/clients/${seg(clientId)}`);
+      clock = client.test_clock && { client_id: clientId, ...client.test_clock };
     } catch (error) {
-      // 404 is how the control plane says "no test clock": this client runs on wall time.
-      if (!(error instanceof ApiProblem && error.status === 404)) return failed(`The clock could not be read: ${/** @type {Error} */ (error).message}`);
-      clock = null;
+      return failed(`The clock could not be read: ${/** @type {Error} */ (error).message}`);
     }
     if (!disposed) render();
   }
