@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// A CPU profile of a server under the bench's own load: `node --cpu-prof` on the Bank (or the limit server),
+// pinned like `npm run bench`, autocannon with pre-signed requests at c=20, then the top frames by self time.
+//   node bench/profile.js [create|status] [--server=bank|limit|limit-http] [--requests=20000] [--connections=20]
+// The .cpuprofile is kept in bench/results/profiles/ (open it in Chrome DevTools for the call tree).
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+const { top } = require('./profile-top');
+
+const ROOT = path.resolve(__dirname, '..');
+const option = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1];
+const FLOW = process.argv[2] === 'status' ? 'status' : 'create';
+const SERVER = option('server', 'bank');
+const REQUESTS = Number(option('requests', 20_000));
+const CONNECTIONS = Number(option('connections', 20));
+
+function launchProfiled(port, dataDir, profileDir) {
+  const profiling = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  if (SERVER === 'bank') {
+    return start(process.execPath, [...profiling, path.join(ROOT, 'dist/bank/main.js')], {
+      cwd: ROOT,
+      env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
+    });
+  }
+  return start(process.execPath, [...profiling, path.join(__dirname, 'limit-server.js')], {
+    cwd: ROOT,
+    env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: SERVER === 'limit-http' ? 'http' : 'express' },
+  });
+}
+
+async function fire(base, pool, connections) {
+  let next = 0;
+  return autocannon({ url: base, connections, pipelining: 1, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+}
+
+async function main() {
+  pinSelf();
+  const profileDir = path.join(__dirname, 'results', 'profiles', `${FLOW}-${SERVER}-${Date.now()}`);
+  fs.mkdirSync(profileDir, { recursive: true });
+  const port = await freePort();
+  const child = launchProfiled(port, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-profile-')), profileDir);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+  // The limit servers ignore the token; the Bank's own is used only when it is the server.
+  const token = SERVER === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
+  let references = [];
+  if (FLOW === 'status') {
+    const seeds = Array.from({ length: 500 }, () => signedCreate(token));
+    await fire(base, seeds, 10);
+    references = seeds.map((seed) => seed.reference);
+  }
+  const request = (index) => (FLOW === 'create' ? signedCreate(token) : signedStatus(token, references[index % references.length]));
+  const pool = Array.from({ length: REQUESTS }, (_, index) => request(index));
+  const result = await fire(base, pool, CONNECTIONS);
+  await stop(child);
+  const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  console.log(`${FLOW} on ${SERVER}, c=${CONNECTIONS}: ${Math.round(result.requests.total / result.duration)}/s under the profiler, non-2xx ${result.non2xx}`);
+  for (const by of ['function', 'file']) {
+    const { totalMs, rows } = top(path.join(profileDir, file), { limit: by === 'function' ? 30 : 20, by });
+    console.log(`\nself time by ${by} (${totalMs.toFixed(0)} ms sampled), ${path.relative(ROOT, path.join(profileDir, file))}`);
+    for (const row of rows) console.log(`${row.pct.toFixed(1).padStart(5)} %  ${row.key}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
