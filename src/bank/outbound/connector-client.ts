@@ -44,9 +44,10 @@ export class ConnectorClient {
   ) {
     const onExchange = identity.journal?.outgoingRecorder(settings.clientId);
     this.recordExchange = onExchange;
-    // The time-out bounds the whole exchange (a Connector that trickles its answer never idles), and an answer
-    // beyond the limit is an error instead of the Bank's memory.
-    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, deadlineMs: timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, maxSockets, tls: settings.tls, onExchange });
+    // An answer beyond the limit is an error instead of the Bank's memory. The time-out stays an idle limit: a
+    // whole-exchange deadline would also count the time a message waits for one of the maxSockets, and fail
+    // queued callbacks that never left (a trickling Connector only holds its own sockets).
+    this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, maxSockets, tls: settings.tls, onExchange });
     this.tokens = settings.tokenUrl
       ? new TokenCache(this.client, { tokenUrl: settings.tokenUrl, clientId: settings.tokenClientId ?? '', clientSecret: settings.tokenClientSecret ?? '' }, identity.clock, TOKEN_REFRESH_MARGIN_MS)
       : null;
