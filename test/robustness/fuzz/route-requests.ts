@@ -75,7 +75,7 @@ export function adminBadRequests(t: FuzzTarget): RequestArb {
   const admin: [string, string][] = [['authorization', `Bearer ${ADMIN_TOKEN}`]];
   const json = (body: string): [string, string][] => [...admin, ['content-type', 'application/json']];
   // Control-plane actions and the bodies they refuse (control-plane.md: 400 body_malformed / body_invalid).
-  const actions = fc.constantFrom('/orders/demo-connector/NOPE/outcome', '/clients/demo-connector/clock', '/clients/demo-connector/clock/advance', '/reset', '/callbacks/redeliver');
+  const actions = fc.constantFrom('/orders/demo-connector/NOPE/outcome', '/clients/demo-connector/clock', '/clients/demo-connector/clock/advance', '/reset', '/callbacks/redeliver', '/conformance-runs');
   const badBodies = fc.oneof(
     fc.constantFrom('{', '[]', '"x"', '{"status":"MAYBE"}', '{"seconds":-1}', '{"seconds":"1"}', '{"to":"yesterday"}', '{"client_id":7}', '{"state":"pending"}', '{"extra":true}', 'null'),
     fc.json().filter((text) => text.startsWith('{') && text !== '{}'),
@@ -95,6 +95,13 @@ export function adminBadRequests(t: FuzzTarget): RequestArb {
     fc.tuple(actions, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded')).map(([path, type]) => (): WireRequest => ({
       kind: 'admin: action body not JSON', method: 'POST', path: `/sandbox${path}`, headers: [...admin, ['content-type', type]], body: Buffer.from('seconds=1'),
       expect: ['unsupported_media_type'],
+    })),
+    fc.tuple(fc.constantFrom('/clients/demo-connector/faults', '/clients/demo-connector'), badBodies).map(([path, body]) => (): WireRequest => ({
+      kind: 'admin: bad fault profile or client change', method: path.endsWith('/faults') ? 'PUT' : 'PATCH', path: `/sandbox${path}`, headers: json(body), body: Buffer.from(body),
+      expect: ['body_malformed', 'body_invalid'],
+    })),
+    reference.map((id) => (): WireRequest => ({
+      kind: 'admin: unknown conformance run', method: 'GET', path: `/sandbox/conformance-runs/${id}`, headers: admin, expect: ['not_found', 'route_not_found'],
     })),
     fc.constantFrom('0', '-1', 'x', '99999999999', '1.5').map((id) => (): WireRequest => ({
       kind: 'admin: unknown message', method: 'POST', path: `/sandbox/callbacks/${id}/redeliver`, headers: admin, expect: ['not_found'],
