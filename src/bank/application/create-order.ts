@@ -89,9 +89,11 @@ export class CreateOrder {
       return this.db.transaction(() => {
         const outcome = this.book.acceptNew(clientId, order, 'push', decision);
         if (!outcome.accepted) throw duplicateReference(order);
-        if (!delayed) this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
         const answer = answerOf(outcome);
-        this.idempotency.complete(clientId, key, answer.status, answer.body ?? Buffer.alloc(0));
+        const body = answer.body ?? Buffer.alloc(0);
+        // Reserved before the delay, the record is finished now; without a delay it is written finished at once.
+        if (delayed) this.idempotency.complete(clientId, key, answer.status, body);
+        else this.idempotency.record(clientId, key, fingerprint, nowMs, this.retentionMs, order.reference, answer.status, body);
         request.log.info('order accepted', {
           reference: order.reference,
           bank_reference: outcome.order.bankReference,

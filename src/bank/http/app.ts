@@ -143,17 +143,7 @@ export function buildApp(deps: AppDeps): express.Express {
   if (deps.metrics) app.use(deps.metrics.countRequests);
   app.use(accessLog(logger));
   if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
-  healthRoutes(app, deps.readiness);
-  openApiRoutes(app, { httpPort: services.config.port, httpsPort: services.config.httpsPort });
-  dashboardRoutes(app, services.config);
-  if (deps.metrics) app.get('/metrics', ...deps.metrics.endpoint);
-  app.get('/.well-known/jwks.json', (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(deps.jwks());
-  });
-  app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
-  app.all('/oauth/token', methodNotAllowed('POST'));
-  app.use('/oauth/token', renderProblem(logger, oauthJson, deps.events));
+  // The signed flows first: every request walks the routes in order, and these are the ones under load.
   app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler(deps.createOrder)));
   app.all('/payment-orders', methodNotAllowed('POST'));
   // Matched by hand, not as an express route: express decodes route params before any handler runs, so a
@@ -167,6 +157,17 @@ export function buildApp(deps: AppDeps): express.Express {
     res.locals.rawOrderId = match[1];
     return statusRoute(req, res, next);
   });
+  healthRoutes(app, deps.readiness);
+  openApiRoutes(app, { httpPort: services.config.port, httpsPort: services.config.httpsPort });
+  dashboardRoutes(app, services.config);
+  if (deps.metrics) app.get('/metrics', ...deps.metrics.endpoint);
+  app.get('/.well-known/jwks.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(deps.jwks());
+  });
+  app.post('/oauth/token', flowRoute(null, services, logger, tokenHandler(services)));
+  app.all('/oauth/token', methodNotAllowed('POST'));
+  app.use('/oauth/token', renderProblem(logger, oauthJson, deps.events));
   deps.extraRoutes?.(app);
   app.use(routeNotFound);
   app.use(renderProblem(logger, problemJson, deps.events));

@@ -14,6 +14,7 @@ export class IdempotencyRepository {
   private readonly findStmt;
   private readonly deleteStmt;
   private readonly reserveStmt;
+  private readonly recordStmt;
   private readonly completeStmt;
   private readonly pruneStmt;
   private readonly pruneClientStmt;
@@ -27,6 +28,10 @@ export class IdempotencyRepository {
     this.reserveStmt = db.prepare(
       `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, locked_until, created_at, expires_at, reference)
        VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)`,
+    );
+    this.recordStmt = db.prepare(
+      `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, status_code, body, locked_until, created_at, expires_at, reference)
+       VALUES (?, ?, ?, 'done', ?, ?, NULL, ?, ?, ?)`,
     );
     this.completeStmt = db.prepare(
       `UPDATE idempotency_records SET state = 'done', status_code = ?, body = ?, locked_until = NULL
@@ -52,6 +57,14 @@ export class IdempotencyRepository {
   /** `reference`: the order the key creates (a conformance run deletes its own orders' records by it). */
   reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number, reference: string | null = null): void {
     this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs, reference);
+  }
+
+  /**
+   * A finished record in one INSERT: the row reserve() then complete() leave, for a create that reserves and
+   * finishes inside one transaction (nobody can see the reservation in between).
+   */
+  record(clientId: string, key: string, fingerprint: string, nowMs: number, retentionMs: number, reference: string | null, statusCode: number, body: Buffer): void {
+    this.recordStmt.run(clientId, key, fingerprint, statusCode, body, nowMs, nowMs + retentionMs, reference);
   }
 
   complete(clientId: string, key: string, statusCode: number, body: Buffer): void {
