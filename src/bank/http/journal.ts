@@ -2,12 +2,38 @@
 // the signed flows, the token endpoint, health, /sandbox and what no route answers. It only keeps references to
 // what the exchange holds anyway (header objects, the raw body, the response chunks) and hands them over when the
 // answer has gone out; masking and writing happen later, off the request path.
+//
+// Cost (issue 15): nothing is made per request but the capture itself. The response's write and end are replaced
+// by two shared functions that find the capture on the response and call the ones they replaced (kept in the
+// capture), instead of two closures and two bound functions per request; the finish and close listeners are
+// shared functions too.
 import type { NextFunction, Request, Response } from 'express';
+import { performance } from 'node:perf_hooks';
 import { Clock } from '../../wire/clock';
 import { Journal, RESPONSE_CAPTURE_LIMIT } from '../application/journal';
 import { Exchange } from './exchange';
 
 type Writer = (...args: unknown[]) => unknown;
+
+/** What is kept of one exchange while it runs, found on its response. */
+interface Capture {
+  journal: Journal;
+  id: number;
+  at: number;
+  startedMs: number;
+  chunks: Buffer[];
+  captured: number;
+  size: number;
+  streaming: boolean | null;
+  recorded: boolean;
+  /** The response's write and end before the capture replaced them. */
+  write: Writer;
+  end: Writer;
+}
+
+const CAPTURE = Symbol('journal capture');
+
+type Captured = Response & { [CAPTURE]?: Capture };
 
 function decoded(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
@@ -18,67 +44,80 @@ function decoded(raw: unknown): string | null {
   }
 }
 
+function keep(capture: Capture, res: Response, chunk: unknown, encoding: unknown): void {
+  if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+  const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+  capture.size += bytes.length;
+  capture.streaming ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+  // An event stream never ends by itself: its size is counted, its content is the event log's.
+  if (capture.streaming || capture.captured >= RESPONSE_CAPTURE_LIMIT) return;
+  capture.chunks.push(bytes);
+  capture.captured += bytes.length;
+}
+
+function capturedWrite(this: Captured, ...args: unknown[]): unknown {
+  const capture = this[CAPTURE] as Capture;
+  keep(capture, this, args[0], args[1]);
+  return capture.write.apply(this, args);
+}
+
+function capturedEnd(this: Captured, ...args: unknown[]): unknown {
+  const capture = this[CAPTURE] as Capture;
+  keep(capture, this, args[0], args[1]);
+  return capture.end.apply(this, args);
+}
+
+function record(res: Captured, complete: boolean): void {
+  const capture = res[CAPTURE];
+  if (!capture || capture.recorded) return;
+  capture.recorded = true;
+  const req = res.req as Request;
+  const exchange = res.locals.exchange as Exchange | undefined;
+  const host = req.headers.host ?? 'localhost';
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  capture.journal.recordInbound({
+    id: capture.id,
+    at: capture.at,
+    method: req.method,
+    url: `${scheme}://${host}${req.originalUrl}`,
+    path: req.originalUrl.split('?')[0],
+    requestHeaders: req.headers,
+    requestBody: exchange?.rawBody ?? (Buffer.isBuffer(req.body) ? (req.body as Buffer) : null),
+    status: res.statusCode,
+    responseHeaders: res.getHeaders(),
+    responseChunks: capture.chunks,
+    responseSize: capture.size,
+    latencyMs: performance.now() - capture.startedMs,
+    code: (res.locals.problemCode as string | undefined) ?? null,
+    clientId: exchange?.client?.id ?? null,
+    requestId: (res.locals.requestId as string | undefined) ?? null,
+    orderId: decoded(res.locals.rawOrderId),
+    fault: (res.locals.fault as string | undefined) ?? null,
+    error: complete || capture.streaming ? null : 'the connection closed before the answer was complete',
+  });
+}
+
+function answered(this: Captured): void {
+  record(this, true);
+}
+
+function closed(this: Captured): void {
+  record(this, this.writableFinished);
+}
+
 export function journalRecorder(journal: Journal, clock: Clock) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (_req: Request, res: Response, next: NextFunction): void => {
     if (!journal.enabled) return next();
     const id = journal.reserveId();
     res.locals.journalId = id;
-    const at = clock.now();
-    const started = process.hrtime.bigint();
-    const chunks: Buffer[] = [];
-    let captured = 0;
-    let size = 0;
-    let streaming: boolean | null = null;
-    const keep = (chunk: unknown, encoding: unknown) => {
-      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
-      size += bytes.length;
-      streaming ??= String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
-      // An event stream never ends by itself: its size is counted, its content is the event log's.
-      if (streaming || captured >= RESPONSE_CAPTURE_LIMIT) return;
-      chunks.push(bytes);
-      captured += bytes.length;
+    const writer = res as unknown as { write: Writer; end: Writer };
+    (res as Captured)[CAPTURE] = {
+      journal, id, at: clock.now(), startedMs: performance.now(), chunks: [], captured: 0, size: 0, streaming: null, recorded: false, write: writer.write, end: writer.end,
     };
-    const write = res.write.bind(res) as Writer;
-    const end = res.end.bind(res) as Writer;
-    (res as unknown as { write: Writer }).write = (...args) => {
-      keep(args[0], args[1]);
-      return write(...args);
-    };
-    (res as unknown as { end: Writer }).end = (...args) => {
-      keep(args[0], args[1]);
-      return end(...args);
-    };
-    let recorded = false;
-    const record = (complete: boolean) => {
-      if (recorded) return;
-      recorded = true;
-      const exchange = res.locals.exchange as Exchange | undefined;
-      const host = req.headers.host ?? 'localhost';
-      const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-      journal.recordInbound({
-        id,
-        at,
-        method: req.method,
-        url: `${scheme}://${host}${req.originalUrl}`,
-        path: req.originalUrl.split('?')[0],
-        requestHeaders: req.headers,
-        requestBody: exchange?.rawBody ?? (Buffer.isBuffer(req.body) ? (req.body as Buffer) : null),
-        status: res.statusCode,
-        responseHeaders: res.getHeaders(),
-        responseChunks: chunks,
-        responseSize: size,
-        latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
-        code: (res.locals.problemCode as string | undefined) ?? null,
-        clientId: exchange?.client?.id ?? null,
-        requestId: (res.locals.requestId as string | undefined) ?? null,
-        orderId: decoded(res.locals.rawOrderId),
-        fault: (res.locals.fault as string | undefined) ?? null,
-        error: complete || streaming ? null : 'the connection closed before the answer was complete',
-      });
-    };
-    res.once('finish', () => record(true));
-    res.once('close', () => record(res.writableFinished));
+    writer.write = capturedWrite;
+    writer.end = capturedEnd;
+    res.on('finish', answered);
+    res.on('close', closed);
     next();
   };
 }
