@@ -1,13 +1,18 @@
-// Outbound pipeline: orders/s from the pull to a delivered callback, against an in-process fake Connector,
-// for unit and batch modes. The fake answers 200 without verifying signatures, so the figure is the Bank's.
+// Outbound pipeline: orders/s from the pull to a delivered callback, for unit and batch modes, over plain HTTP and
+// over keep-alive mutual TLS (the dev PKI: the fake Connector serves its client certificate and asks for the
+// Bank's). The Bank runs in a process of its own (bench/lib/outbound-bank.js, pinned to core 0 like the server
+// under test in `npm run bench`); the fake Connector runs here, on the last core, and answers 200 without
+// verifying signatures, so the figure is the Bank's.
+//   node bench/outbound.js [orders] [--transport=http,mtls] [--modes=unit,batch]
+//   OUTBOUND_PROFILE=<dir>: the Bank runs under node --cpu-prof, its profile written there.
 'use strict';
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
+const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
-const { createBank } = require('../dist/bank/bank');
-const { DEFAULTS } = require('../dist/bank/config');
-const { createLogger } = require('../dist/wire/logger');
+const { CORES, pinSelf } = require('./lib/processes');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -27,12 +32,15 @@ function connectorOrders(count, metadataOf = () => undefined) {
   return orders;
 }
 
-/** A fake Connector: pages of the pre-built orders (inclusive offset), and a counter of finals. */
-function fakeConnector(orders) {
+/**
+ * A fake Connector: pages of the pre-built orders (inclusive offset), and a counter of finals. With `tls`
+ * ({ key, cert, ca }) it serves HTTPS and accepts only clients with a certificate from that CA (mutual TLS).
+ */
+function fakeConnector(orders, tls = null) {
   const finals = new Set();
   let callbacks = 0;
   const byTime = orders.map((order) => ({ order, ms: Date.parse(order.initiated_at), json: JSON.stringify(order) }));
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
@@ -51,41 +59,76 @@ function fakeConnector(orders) {
       for (const item of body.orders ?? [body]) if (item.status !== 'PENDING') finals.add(item.reference);
       res.writeHead(200).end('{}');
     });
-  });
+  };
+  const server = tls ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, handler) : http.createServer(handler);
+  server.keepAliveTimeout = 65_000;
   return { server, finals, callbacks: () => callbacks };
 }
 
-async function runMode(mode, count) {
-  const orders = connectorOrders(count);
-  const fake = fakeConnector(orders);
-  await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-outbound-'));
-  const config = {
-    ...DEFAULTS, dataDir, clientsFile: path.join(ROOT, 'fixtures/clients.json'), sandboxMode: 'relaxed', pollCron: 'off',
-    connectorUrl: `http://127.0.0.1:${fake.server.address().port}`, callbackMode: mode, pollLimit: 1000, batchSize: 500,
-    batchWindowMs: 0, dispatchConcurrency: 64, reportPending: false, logLevel: 'error',
-  };
-  const bank = await createBank(config, { logger: createLogger('error', true) });
-  bank.outbound.start();
-  const started = performance.now();
-  await bank.outbound.poller.runCycle();
-  while (fake.finals.size < count) await new Promise((resolve) => setTimeout(resolve, 20));
-  const seconds = (performance.now() - started) / 1000;
-  await bank.outbound.stop(1000);
-  bank.close();
-  fake.server.close();
-  return { mode, orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks() };
+/** A dev PKI (CA, the Bank's client certificate, the demo Connector's certificate, which also serves HTTPS). */
+async function devPki() {
+  const { ensureDevPki } = require('../dist/bank/security/pki');
+  const { files } = await ensureDevPki({ dir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pki-')), bankClientId: 'sandbox-bank', clientIds: ['demo-connector'], serverNames: [] });
+  return files;
 }
 
-async function outboundPipeline(count) {
+/** The Bank's process, pinned to core 0 when there are two cores; resolves once it is ready. */
+function startBank(settings) {
+  const script = path.join(__dirname, 'lib', 'outbound-bank.js');
+  const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
+  const node = [process.execPath, ...profile, script, JSON.stringify(settings)];
+  const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => (message === 'ready' ? resolve(child) : reject(new Error(String(message)))));
+    child.once('exit', (code) => reject(new Error(`the outbound Bank exited with ${code}`)));
+  });
+}
+
+async function runMode(mode, count, transport) {
+  const orders = connectorOrders(count);
+  const pki = transport === 'mtls' ? await devPki() : null;
+  const fake = fakeConnector(orders, pki && { key: fs.readFileSync(pki.clientKey('demo-connector')), cert: fs.readFileSync(pki.clientCert('demo-connector')), ca: fs.readFileSync(pki.caCert) });
+  await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+  const scheme = pki ? 'https://localhost' : 'http://127.0.0.1';
+  const config = {
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-outbound-')), clientsFile: path.join(ROOT, 'fixtures/clients.json'), sandboxMode: 'relaxed', pollCron: 'off',
+    connectorUrl: `${scheme}:${fake.server.address().port}`, callbackMode: mode, pollLimit: 1000, batchSize: 500,
+    batchWindowMs: 0, dispatchConcurrency: 64, reportPending: false, logLevel: 'error',
+  };
+  const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
+  const bank = await startBank({ config, tls });
+  const started = performance.now();
+  bank.send('go');
+  while (fake.finals.size < count) await new Promise((resolve) => setTimeout(resolve, 20));
+  const seconds = (performance.now() - started) / 1000;
+  bank.send('stop');
+  await new Promise((resolve) => bank.once('exit', resolve));
+  fake.server.close();
+  fake.server.closeAllConnections?.();
+  return { mode, transport, orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks() };
+}
+
+async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = ['unit', 'batch'] } = {}) {
   const results = [];
-  for (const mode of ['unit', 'batch']) {
-    const result = await runMode(mode, count);
-    console.log(`outbound ${mode}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks)`);
-    results.push(result);
+  for (const transport of transports) {
+    for (const mode of modes) {
+      const result = await runMode(mode, count, transport);
+      console.log(`outbound ${mode} over ${transport}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks)`);
+      results.push(result);
+    }
   }
   return results;
 }
 
 module.exports = { outboundPipeline, connectorOrders, fakeConnector };
-if (require.main === module) outboundPipeline(Number(process.argv[2] ?? 100_000)).catch((error) => { console.error(error); process.exit(1); });
+
+if (require.main === module) {
+  const list = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1].split(',');
+  const count = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 100_000);
+  pinSelf();
+  outboundPipeline(count, { transports: list('transport', 'http,mtls'), modes: list('modes', 'unit,batch') }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
