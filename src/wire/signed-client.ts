@@ -99,6 +99,8 @@ export function requestTarget(url: URL): string {
 export class SignedClient {
   private instance: AxiosInstance | null = null;
   private agents: { http: http.Agent; https: https.Agent } | null = null;
+  /** proxyConfigured per protocol, read once: the environment is a slow lookup for every request. */
+  private readonly proxied = new Map<string, boolean>();
 
   constructor(private readonly options: SignedClientOptions) {}
 
@@ -178,7 +180,7 @@ export class SignedClient {
     const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     try {
       const target = new URL(url.toString());
-      if (!/^https?:$/.test(target.protocol) || proxyConfigured(target.protocol)) return await this.requestThroughAxios(method, url, headers, body, deadline, started);
+      if (!/^https?:$/.test(target.protocol) || this.throughProxy(target.protocol)) return await this.requestThroughAxios(method, url, headers, body, deadline, started);
       const response = await httpRequest({
         method, url: target, headers, body, agent: this.agentFor(target), timeoutMs: this.options.timeoutMs, maxResponseBytes, signal: deadline,
       });
@@ -187,6 +189,12 @@ export class SignedClient {
       const message = error instanceof HttpRequestError ? `${error.code ?? 'ERROR'}: ${error.message}` : String(error);
       return { status: null, headers: {}, body: '', latencyMs: latency(), error: this.deadlineMessage(deadline) ?? message };
     }
+  }
+
+  private throughProxy(protocol: string): boolean {
+    let proxied = this.proxied.get(protocol);
+    if (proxied === undefined) this.proxied.set(protocol, (proxied = proxyConfigured(protocol)));
+    return proxied;
   }
 
   /** The request through a proxy, by axios. */

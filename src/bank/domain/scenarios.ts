@@ -188,7 +188,17 @@ export interface SettlementPlan {
 
 const PLAIN = { failFirstCreate: false, pollsToThrottle: 0, pollAnswer: 'status' } as const;
 
+/** Plans already made, by scenario: the decided scenarios are mostly the same few objects (the cents table). */
+const PLANS = new WeakMap<Scenario, SettlementPlan>();
+
+/** The plan of a scenario; shared between the orders that follow it, so never changed by a caller. */
 export function planFor(scenario: Scenario): SettlementPlan {
+  let plan = PLANS.get(scenario);
+  if (!plan) PLANS.set(scenario, (plan = makePlan(scenario)));
+  return plan;
+}
+
+function makePlan(scenario: Scenario): SettlementPlan {
   switch (scenario.kind) {
     case 'FINAL':
       return { ...PLAIN, response: 'sync', initial: scenario.final, deferred: null, callbacks: 'normal' };

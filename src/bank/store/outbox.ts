@@ -78,7 +78,7 @@ export class OutboxRepository {
   constructor(readonly db: Db) {
     this.enqueueStmt = db.prepare(
       `INSERT INTO status_events (client_id, reference, bank_reference, status, reason_code, reason_message, processed_at, copies, created_at)
-       VALUES (@clientId, @reference, @bankReference, @status, @reasonCode, @reasonMessage, @processedAt, @copies, @createdAt)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.nextDueStmt = db.prepare(`SELECT MIN(next_attempt_at) FROM callbacks WHERE state = 'pending' AND client_id = ?`).pluck();
     this.oldestQueuedStmt = db.prepare(`SELECT MIN(created_at) FROM status_events WHERE state = 'queued' AND client_id = ?`).pluck();
@@ -129,7 +129,9 @@ export class OutboxRepository {
   }
 
   enqueue(event: Omit<StatusEventRow, 'id'>): void {
-    this.enqueueStmt.run(event);
+    // Positional, in the column order above: named parameters are looked up one by one from C++.
+    const { clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt } = event;
+    this.enqueueStmt.run(clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt);
   }
 
   /** The earliest next attempt of a client's pending messages, if any. */
