@@ -14,6 +14,8 @@ const { CORES, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median,
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
+/** The Bank measured: this checkout's dist/, or BANK_ROOT's (another build, for a before/after comparison). */
+const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : ROOT;
 const PEER_BIN = path.join(__dirname, 'peers', 'node_modules', '.bin');
 const QUICK = process.argv.includes('--quick');
 const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,outbound,soak,journal,clock').slice(7).split(',');
@@ -61,7 +63,7 @@ async function launch(target, port, dataDir, extraEnv = {}) {
     return { child, ms };
   }
   if (target.kind === 'bank') {
-    const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], { cwd: ROOT, env: { ...bankEnv(port, dataDir), ...extraEnv } });
+    const child = start(process.execPath, [path.join(BANK_ROOT, 'dist/bank/main.js')], { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...extraEnv } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }
@@ -119,8 +121,14 @@ function bestOf(results) {
 /** The Bank's last access token: the limit servers get the same Authorization header (and ignore it). */
 let bankToken = null;
 
-/** One run of signed creates from a pre-signed pool, each distinct and valid, against a freshly started server. */
-async function createRun(target, connections, extraEnv = {}) {
+/** Seconds after the load at which RSS is read again: V8 gives its grown heap back when it sees the process idle. */
+const RSS_SETTLE_S = QUICK ? 15 : 30;
+
+/**
+ * One run of signed creates from a pre-signed pool, each distinct and valid, against a freshly started server.
+ * With `rss`, the server's RSS is read right after the load and again once it has been idle RSS_SETTLE_S.
+ */
+async function createRun(target, connections, extraEnv = {}, { rss = false } = {}) {
   const port = await freePort();
   const { child } = await launch(target, port, tempDir('bench-create-'), extraEnv);
   const base = `http://127.0.0.1:${port}`;
@@ -129,6 +137,11 @@ async function createRun(target, connections, extraEnv = {}) {
   let next = 0;
   await load(base, { connections, amount: 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }); // warm-up
   const result = await load(base, { connections, amount: CREATE_REQUESTS - 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+  if (rss) {
+    result.rssAfterLoadMb = treeRssMb(child.pid);
+    await sleep(RSS_SETTLE_S * 1000);
+    result.rssSettledMb = treeRssMb(child.pid);
+  }
   await stop(child);
   return result;
 }
@@ -238,7 +251,15 @@ async function main() {
 
   if (ONLY.includes('create')) {
     for (const connections of [20, 100]) {
-      const [bank, ...limits] = await interleaved([{ kind: 'bank' }, ...LIMIT_SERVERS], (target) => createRun(target, connections));
+      // The last run at c=20 also reads RSS after the load (it waits RSS_SETTLE_S more).
+      const targets = [{ kind: 'bank' }, ...LIMIT_SERVERS];
+      const rssOf = new Map();
+      const [bank, ...limits] = await interleaved(targets, async (target, run) => {
+        const result = await createRun(target, connections, {}, { rss: connections === 20 && run === RUNS - 1 });
+        if (result.rssAfterLoadMb !== undefined) rssOf.set(target, { afterLoad: result.rssAfterLoadMb, settled: result.rssSettledMb });
+        return result;
+      });
+      if (connections === 20) results.rssAfterLoad = { bank: rssOf.get(targets[0]) ?? null, limit: rssOf.get(targets[1]) ?? null, settleS: RSS_SETTLE_S };
       const limit = limits[0];
       results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit) });
       for (const [index, measured] of limits.entries()) results.throughput.push({ name: LIMIT_SERVERS[index].name, connections, ...measured, ratio: ratio(measured, limit) });
@@ -252,6 +273,11 @@ async function main() {
     printTable(`Throughput (median of ${RUNS} runs; x limit: req/s over the express limit server's at the same connections, same run)`,
       ['server', 'connections', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       results.throughput.map((r) => [r.name, r.connections, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors]));
+    const rss = results.rssAfterLoad;
+    if (rss?.bank) {
+      printTable(`RSS after ${CREATE_REQUESTS} signed creates at c=20 (right after the load, and ${rss.settleS} s later)`, ['server', 'after load MB', 'settled MB'],
+        [['sandbox-bank', rss.bank.afterLoad.toFixed(1), rss.bank.settled.toFixed(1)], [LIMIT_SERVERS[0].name, rss.limit.afterLoad.toFixed(1), rss.limit.settled.toFixed(1)]]);
+    }
   }
 
   if (ONLY.includes('status')) {
@@ -266,8 +292,8 @@ async function main() {
   if (ONLY.includes('outbound')) {
     const { outboundPipeline } = require('./outbound');
     results.outbound = await outboundPipeline(QUICK ? 20_000 : 100_000);
-    printTable('Outbound pipeline: pull -> settle -> delivered callback (in-process fake Connector)', ['mode', 'orders', 'seconds', 'orders/s', 'callbacks'],
-      results.outbound.map((r) => [r.mode, r.orders, r.seconds.toFixed(2), r.ordersPerS, r.callbacks]));
+    printTable('Outbound pipeline: pull -> settle -> delivered callback (the Bank pinned to core 0, the fake Connector on the last core, keep-alive)', ['mode', 'transport', 'orders', 'seconds', 'orders/s', 'callbacks'],
+      results.outbound.map((r) => [r.mode, r.transport, r.orders, r.seconds.toFixed(2), r.ordersPerS, r.callbacks]));
   }
 
   if (ONLY.includes('soak')) {
