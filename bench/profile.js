@@ -2,7 +2,8 @@
 // A CPU profile of a server under the bench's own load: `node --cpu-prof` on the Bank (or the limit server),
 // pinned like `npm run bench`, autocannon with pre-signed requests at c=20, then the top frames by self time.
 //   node bench/profile.js [create|status] [--server=bank|limit|limit-http] [--requests=20000] [--connections=20]
-// The .cpuprofile is kept in bench/results/profiles/ (open it in Chrome DevTools for the call tree).
+// The .cpuprofile is kept in bench/results/profiles/ (open it in Chrome DevTools for the call tree). BANK_ROOT
+// profiles another build of the Bank (its dist/), for a before/after comparison.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,6 +14,7 @@ const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 const { top } = require('./profile-top');
 
 const ROOT = path.resolve(__dirname, '..');
+const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : ROOT;
 const option = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1];
 const FLOW = process.argv[2] === 'status' ? 'status' : 'create';
 const SERVER = option('server', 'bank');
@@ -22,8 +24,8 @@ const CONNECTIONS = Number(option('connections', 20));
 function launchProfiled(port, dataDir, profileDir) {
   const profiling = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   if (SERVER === 'bank') {
-    return start(process.execPath, [...profiling, path.join(ROOT, 'dist/bank/main.js')], {
-      cwd: ROOT,
+    return start(process.execPath, [...profiling, path.join(BANK_ROOT, 'dist/bank/main.js')], {
+      cwd: BANK_ROOT,
       env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
     });
   }

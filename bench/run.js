@@ -252,14 +252,14 @@ async function main() {
   if (ONLY.includes('create')) {
     for (const connections of [20, 100]) {
       // The last run at c=20 also reads RSS after the load (it waits RSS_SETTLE_S more).
-      const targets = [{ kind: 'bank' }, ...LIMIT_SERVERS];
+      const flowTargets = [{ kind: 'bank' }, ...LIMIT_SERVERS];
       const rssOf = new Map();
-      const [bank, ...limits] = await interleaved(targets, async (target, run) => {
+      const [bank, ...limits] = await interleaved(flowTargets, async (target, run) => {
         const result = await createRun(target, connections, {}, { rss: connections === 20 && run === RUNS - 1 });
         if (result.rssAfterLoadMb !== undefined) rssOf.set(target, { afterLoad: result.rssAfterLoadMb, settled: result.rssSettledMb });
         return result;
       });
-      if (connections === 20) results.rssAfterLoad = { bank: rssOf.get(targets[0]) ?? null, limit: rssOf.get(targets[1]) ?? null, settleS: RSS_SETTLE_S };
+      if (connections === 20) results.rssAfterLoad = { bank: rssOf.get(flowTargets[0]) ?? null, limit: rssOf.get(flowTargets[1]) ?? null, settleS: RSS_SETTLE_S };
       const limit = limits[0];
       results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit) });
       for (const [index, measured] of limits.entries()) results.throughput.push({ name: LIMIT_SERVERS[index].name, connections, ...measured, ratio: ratio(measured, limit) });
