@@ -5,6 +5,7 @@
 // verifying signatures, so the figure is the Bank's.
 //   node bench/outbound.js [orders] [--transport=http,mtls] [--modes=unit,batch]
 //   OUTBOUND_PROFILE=<dir>: the Bank runs under node --cpu-prof, its profile written there.
+//   OUTBOUND_CONFIG='{"journal":"off"}': more Bank settings (config.ts names), to see what one of them costs.
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -95,6 +96,7 @@ async function runMode(mode, count, transport) {
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-outbound-')), clientsFile: path.join(ROOT, 'fixtures/clients.json'), sandboxMode: 'relaxed', pollCron: 'off',
     connectorUrl: `${scheme}:${fake.server.address().port}`, callbackMode: mode, pollLimit: 1000, batchSize: 500,
     batchWindowMs: 0, dispatchConcurrency: 64, reportPending: false, logLevel: 'error',
+    ...(process.env.OUTBOUND_CONFIG ? JSON.parse(process.env.OUTBOUND_CONFIG) : {}),
   };
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
   const bank = await startBank({ config, tls });
