@@ -26,6 +26,7 @@ import { TokenService } from './security/tokens';
 import { BankKeyRepository } from './store/bank-keys';
 import { ClientRepository } from './store/clients';
 import { Db, LATEST_MIGRATION, openBankDatabase, schemaVersion } from './store/db';
+import { GroupCommit } from './store/group-commit';
 import { IdempotencyRepository } from './store/idempotency';
 import { NonceRepository } from './store/nonces';
 import { ClientPauseRepository, TestClockRepository } from './store/client-controls';
@@ -142,6 +143,8 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const registry = new ClientRegistry(clients, remoteJwks);
   const rules = loadRules(config);
   const db = openBankDatabase(config.dataDir);
+  // Before any repository prepares its statements: writes outside a unit must commit an open group first.
+  const writes = new GroupCommit(db);
   const eventLog = new EventLog(new EventRepository(db), clock, logger, { retention: config.eventsRetention, heartbeatMs: options.sseHeartbeatMs });
   const journal = new Journal(
     new JournalRepository(db),
@@ -169,7 +172,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const observedEvents = metrics.observing(eventLog);
   const outboxWriter = new OutboxWriter(outbox, clocks, config.reportPending, (clientId) => connectors.has(clientId));
   const book = new OrderBook(db, orders, new CreateFailureRepository(db), outboxWriter, clocks, rules, eventLog);
-  const createOrder = new CreateOrder(db, book, idempotency, clocks, config);
+  const createOrder = new CreateOrder(writes, book, idempotency, clocks, config);
   const pulledOrders = new PulledOrders(book, new PollStateRepository(db), clock, logger);
   const messages = new CallbackMessages(db, outbox, clocks, {
     batchSize: config.batchSize,
@@ -177,7 +180,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     autoBatchThreshold: config.autoBatchThreshold,
     retry: { scheduleS: config.retryScheduleS, horizonS: config.retryHorizonS, jitter: 0.1 },
   }, observedEvents);
-  const services: InboundServices = { config, clock, registry, tokens, nonces };
+  const services: InboundServices = { config, clock, registry, tokens, nonces, writes };
   const readiness = () => {
     const checks: Record<string, boolean | string | number> = { database: false, migrations: false, keys: Boolean(signer.kid) };
     try {

@@ -1,6 +1,7 @@
 // The create use case (contract 4.1.1, profile sections 6 and 8), after the security pipeline has passed:
 // idempotency, then the body, then the order is accepted. The idempotency record, the order, its history and
-// its outgoing message commit in one transaction, so a crash leaves either all of them or none.
+// its outgoing message commit in one transaction, so a crash leaves either all of them or none (a unit of the group
+// commit: store/group-commit.ts; the answer waits for its commit).
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'winston';
@@ -8,7 +9,7 @@ import { ProblemError } from '../../wire/problems';
 import { PaymentOrder } from '../../wire/payment-order';
 import { statusObject } from '../../wire/status-object';
 import { statusReportOf } from '../domain/order';
-import { Db } from '../store/db';
+import type { GroupCommit } from '../store/group-commit';
 import { IdempotencyRepository } from '../store/idempotency';
 import { ClientClocks } from './clocks';
 import { AcceptedOrder, OrderBook } from './order-book';
@@ -53,7 +54,7 @@ export class CreateOrder {
   private readonly lockMs: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly writes: GroupCommit,
     private readonly book: OrderBook,
     private readonly idempotency: IdempotencyRepository,
     private readonly clocks: ClientClocks,
@@ -86,7 +87,7 @@ export class CreateOrder {
       await sleep(this.settings.createLatencyMs);
     }
     try {
-      return this.db.transaction(() => {
+      return this.writes.run(() => {
         const outcome = this.book.acceptNew(clientId, order, 'push', decision);
         if (!outcome.accepted) throw duplicateReference(order);
         const answer = answerOf(outcome);
@@ -102,7 +103,7 @@ export class CreateOrder {
           scenario_source: outcome.order.scenarioSource,
         });
         return answer;
-      })();
+      });
     } catch (error) {
       if (delayed) this.idempotency.release(clientId, key);
       throw error;

@@ -12,6 +12,7 @@ import { HistoryEntry, OrderRepository } from '../store/orders';
 import { ClientClocks } from './clocks';
 import { OutboxWriter } from './outbox-writer';
 import { EventSink, NO_EVENTS } from './events';
+import { inTransaction } from '../store/group-commit';
 
 export interface AcceptedOrder {
   order: Order;
@@ -55,9 +56,9 @@ export class OrderBook {
     private readonly events: EventSink = NO_EVENTS,
   ) {}
 
-  /** Runs `work` in one transaction; inside an open one it simply joins it (no savepoint on the hot path). */
+  /** Runs `work` in one transaction; inside the caller's own it simply joins it (no savepoint on the hot path). */
   inTransaction<T>(work: () => T): T {
-    return this.db.inTransaction ? work() : this.db.transaction(work)();
+    return inTransaction(this.db, work);
   }
 
   /** The scenario the order follows (profile section 8). */

@@ -6,6 +6,7 @@ import { Clock } from '../../wire/clock';
 import { AuthMethod, ClientRegistry, RegisteredClient } from '../security/client-registry';
 import { SignedFlow } from '../../wire/signature-base';
 import { AccessTokenClaims, TokenService } from '../security/tokens';
+import type { GroupCommit } from '../store/group-commit';
 import { NonceRepository } from '../store/nonces';
 import { RateLimiter } from './rate-limiter';
 
@@ -43,6 +44,8 @@ export interface InboundServices {
   registry: ClientRegistry;
   tokens: TokenService;
   nonces: NonceRepository;
+  /** Group commit: the nonce and the create are written in a unit; answers wait for `committed()`. */
+  writes: GroupCommit;
 }
 
 /**

@@ -58,6 +58,11 @@ export function newExchange(req: Request, res: Response, logger: Logger, nowMs: 
   return exchange;
 }
 
+/** Nothing is answered before the request's writes are committed (store/group-commit.ts). */
+function committed(services: InboundServices): Promise<void> {
+  return services.writes.committed() ?? Promise.resolve();
+}
+
 /** `spec` null: an endpoint outside the signed flows (token), which still gets the size limit and error handling. */
 export function flowRoute(
   spec: FlowSpec | null,
@@ -76,8 +81,12 @@ export function flowRoute(
         const pending = runSecuritySteps(exchange, services, spec);
         if (pending) await pending;
       }
-      sendResult(res, await handle(exchange));
+      const result = await handle(exchange);
+      await committed(services);
+      sendResult(res, result);
     } catch (error) {
+      // A refusal after the nonce step still spent the nonce: it too waits for the commit.
+      await committed(services).catch(() => undefined);
       next(error);
     }
   };

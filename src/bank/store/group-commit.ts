@@ -1,0 +1,157 @@
+// Group commit. The writes of the signed requests that arrive in one turn of the event loop share one SQLite
+// transaction, committed once on setImmediate; each request's writes run in a savepoint of their own (a unit), so a
+// refused request undoes only its own, and its answer waits until the commit (`committed()`): nothing is answered
+// before it is stored. Why: a commit writes every page the transaction touched to the WAL, and a create touches
+// about a dozen (order, history, idempotency record, event, nonce, their indexes); consecutive creates touch the
+// same right-edge pages, so one commit for a group writes far fewer pages than one commit each (issue 15: about
+// 150 µs of SQLite per create alone, about 80 µs in a group of ten; bench/README.md).
+//
+// Everything else keeps its meaning without knowing about groups: any write outside a unit (a statement run, a
+// transaction, exec, pragma, close) first commits the open group, then runs as it always did.
+import type { Db } from './db';
+
+type Work<T> = () => T;
+type Runner = (...args: unknown[]) => unknown;
+
+const groups = new WeakMap<Db, GroupCommit>();
+
+export class GroupCommit {
+  private open = false;
+  /** True while a unit's work runs: its writes belong to the group. */
+  private insideUnit = false;
+  private pending: Promise<void> | null = null;
+  private settle: ((error?: unknown) => void) | null = null;
+  private readonly begin: { run(): unknown };
+  private readonly commit: { run(): unknown };
+  private readonly rollback: { run(): unknown };
+  /** A transaction function: called inside the group's transaction it is a savepoint. */
+  private readonly savepoint: <T>(work: Work<T>) => T;
+  private readonly nativeInTransaction: () => boolean;
+  private readonly commitSoon = (): void => this.flush();
+
+  constructor(private readonly db: Db) {
+    this.begin = db.prepare('BEGIN');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.savepoint = db.transaction(<T>(work: Work<T>): T => work()) as <T>(work: Work<T>) => T;
+    this.nativeInTransaction = () => db.inTransaction;
+    interceptWrites(db, () => {
+      if (this.open && !this.insideUnit) this.flush();
+    });
+    groups.set(db, this);
+  }
+
+  /** True while a unit's work runs. */
+  get inUnit(): boolean {
+    return this.insideUnit;
+  }
+
+  /**
+   * Runs `work` now, in its own savepoint inside this turn's shared transaction, and answers its result; a throw
+   * undoes only its writes. Inside a caller's own transaction it simply joins that one.
+   */
+  run<T>(work: Work<T>): T {
+    if (this.insideUnit) return work();
+    if (!this.open) {
+      if (this.nativeInTransaction()) return this.savepoint(work);
+      this.openGroup();
+    }
+    this.insideUnit = true;
+    try {
+      return this.savepoint(work);
+    } finally {
+      this.insideUnit = false;
+    }
+  }
+
+  /** Resolves once the writes made so far are committed (rejects if that commit fails); null when none wait. */
+  committed(): Promise<void> | null {
+    return this.open ? this.pending : null;
+  }
+
+  /** Commits the open group now. A failed commit rolls it back and fails the requests waiting on it. */
+  flush(): void {
+    if (!this.open) return;
+    const settle = this.settle as (error?: unknown) => void;
+    this.open = false;
+    this.pending = null;
+    this.settle = null;
+    try {
+      this.commit.run();
+      settle();
+    } catch (error) {
+      if (this.nativeInTransaction()) this.rollback.run();
+      settle(error);
+    }
+  }
+
+  private openGroup(): void {
+    this.begin.run();
+    this.open = true;
+    const pending = new Promise<void>((resolve, reject) => {
+      this.settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    // Waiters see the failure; no waiter (a unit run outside a request) must not make it an unhandled rejection.
+    pending.catch(() => undefined);
+    this.pending = pending;
+    setImmediate(this.commitSoon);
+  }
+}
+
+/** The group commit installed on this database, if any. */
+export function groupCommitOf(db: Db): GroupCommit | undefined {
+  return groups.get(db);
+}
+
+/**
+ * Runs `work` in the caller's transaction when there is one (a unit, or a transaction of its own), else in a new
+ * transaction, which first commits an open group that the caller is not part of.
+ */
+export function inTransaction<T>(db: Db, work: Work<T>): T {
+  const group = groups.get(db);
+  const joins = group ? group.inUnit || (db.inTransaction && group.committed() === null) : db.inTransaction;
+  return joins ? work() : db.transaction(work)();
+}
+
+/** Calls `beforeWrite` ahead of every write that does not go through a unit. */
+function interceptWrites(db: Db, beforeWrite: () => void): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source);
+    if (!statement.readonly) {
+      const methods = statement as unknown as Record<'run' | 'get' | 'all' | 'iterate', Runner>;
+      for (const name of ['run', 'get', 'all', 'iterate'] as const) {
+        const original = methods[name];
+        methods[name] = function (this: unknown, ...args: unknown[]) {
+          beforeWrite();
+          return original.apply(this, args);
+        };
+      }
+    }
+    return statement;
+  }) as Db['prepare'];
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn: Runner) => {
+    const inner = transaction(fn) as unknown as Record<'deferred' | 'immediate' | 'exclusive', Runner> & Runner;
+    const outer = function (this: unknown, ...args: unknown[]) {
+      beforeWrite();
+      return inner.apply(this, args);
+    } as Runner & Record<string, unknown>;
+    for (const mode of ['deferred', 'immediate', 'exclusive'] as const) {
+      outer[mode] = function (this: unknown, ...args: unknown[]) {
+        beforeWrite();
+        return inner[mode].apply(this, args);
+      };
+    }
+    outer.default = outer;
+    outer.database = db;
+    return outer;
+  }) as unknown as Db['transaction'];
+  for (const name of ['exec', 'pragma', 'close', 'backup', 'serialize'] as const) {
+    const original = (db as unknown as Record<string, Runner>)[name].bind(db);
+    (db as unknown as Record<string, Runner>)[name] = (...args: unknown[]) => {
+      beforeWrite();
+      return original(...args);
+    };
+  }
+}

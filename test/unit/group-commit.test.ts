@@ -1,0 +1,157 @@
+// Group commit (store/group-commit.ts): units of one turn share a transaction committed on setImmediate, each unit
+// undoes only its own writes, and any other write commits the open group first. A second connection shows what is
+// committed.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { GroupCommit, inTransaction } from '../../src/bank/store/group-commit';
+
+type Db = Database.Database;
+
+function open(): { db: Db; reader: Db; group: GroupCommit; close(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'group-commit-'));
+  const file = path.join(dir, 'test.sqlite');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.exec(`CREATE TABLE parents (id INTEGER PRIMARY KEY);
+    CREATE TABLE items (name TEXT PRIMARY KEY);
+    CREATE TABLE children (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`);
+  const group = new GroupCommit(db);
+  const reader = new Database(file, { readonly: true });
+  return {
+    db, reader, group, close: () => {
+      reader.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const committedNames = (reader: Db): string[] => reader.prepare('SELECT name FROM items ORDER BY name').pluck().all() as string[];
+
+describe('group commit', () => {
+  let store: ReturnType<typeof open>;
+  let insert: Database.Statement;
+  beforeEach(() => {
+    store = open();
+    insert = store.db.prepare('INSERT INTO items (name) VALUES (?)');
+  });
+  afterEach(() => store.close());
+
+  it('commits the units of one turn together, once, after they ran', async () => {
+    store.group.run(() => insert.run('a'));
+    store.group.run(() => insert.run('b'));
+    expect(committedNames(store.reader)).toEqual([]);
+    // The writing connection sees its own group at once.
+    expect(store.db.prepare('SELECT COUNT(*) FROM items').pluck().get()).toBe(2);
+    const pending = store.group.committed();
+    expect(pending).not.toBeNull();
+    await pending;
+    expect(committedNames(store.reader)).toEqual(['a', 'b']);
+    expect(store.group.committed()).toBeNull();
+    expect(store.db.inTransaction).toBe(false);
+  });
+
+  it('undoes only the writes of a unit that throws', async () => {
+    store.group.run(() => insert.run('kept'));
+    expect(() => store.group.run(() => {
+      insert.run('undone');
+      throw new Error('refused');
+    })).toThrow('refused');
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['kept']);
+  });
+
+  it('answers the result of the work', () => {
+    expect(store.group.run(() => insert.run('x').changes)).toBe(1);
+  });
+
+  it('commits the open group before a statement run outside a unit', () => {
+    store.group.run(() => insert.run('grouped'));
+    insert.run('alone');
+    expect(committedNames(store.reader)).toEqual(['alone', 'grouped']);
+    expect(store.group.committed()).toBeNull();
+  });
+
+  it('commits the open group before a transaction, exec or pragma outside a unit', () => {
+    store.group.run(() => insert.run('g1'));
+    store.db.transaction(() => insert.run('t1'))();
+    expect(committedNames(store.reader)).toEqual(['g1', 't1']);
+    store.group.run(() => insert.run('g2'));
+    store.db.exec("INSERT INTO items (name) VALUES ('e1')");
+    expect(committedNames(store.reader)).toEqual(['e1', 'g1', 'g2', 't1']);
+    store.group.run(() => insert.run('g3'));
+    store.db.pragma('user_version = 3');
+    expect(committedNames(store.reader)).toContain('g3');
+  });
+
+  it('keeps the transaction variants of db.transaction', () => {
+    store.group.run(() => insert.run('g'));
+    store.db.transaction(() => insert.run('i')).immediate();
+    expect(committedNames(store.reader)).toEqual(['g', 'i']);
+  });
+
+  it('joins the caller’s own transaction instead of opening a group inside it', () => {
+    store.db.transaction(() => {
+      store.group.run(() => insert.run('inside'));
+      expect(store.group.committed()).toBeNull();
+    })();
+    expect(committedNames(store.reader)).toEqual(['inside']);
+  });
+
+  it('inTransaction joins a unit, and outside one commits the group before its own transaction', async () => {
+    store.group.run(() => inTransaction(store.db, () => insert.run('in-unit')));
+    expect(committedNames(store.reader)).toEqual([]);
+    inTransaction(store.db, () => insert.run('own'));
+    expect(committedNames(store.reader)).toEqual(['in-unit', 'own']);
+  });
+
+  it('a unit inside a unit joins it', async () => {
+    store.group.run(() => {
+      insert.run('outer');
+      store.group.run(() => insert.run('inner'));
+    });
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['inner', 'outer']);
+  });
+
+  it('a failed commit rolls the group back and fails its waiters', async () => {
+    // A deferred foreign key is checked at COMMIT only: the group cannot commit.
+    store.group.run(() => store.db.prepare('INSERT INTO children (id, parent) VALUES (1, 42)').run());
+    store.group.run(() => insert.run('lost-with-the-group'));
+    await expect(store.group.committed()).rejects.toThrow(/FOREIGN KEY/);
+    expect(store.db.inTransaction).toBe(false);
+    expect(committedNames(store.reader)).toEqual([]);
+    // The next group works.
+    store.group.run(() => insert.run('next'));
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['next']);
+  });
+
+  it('a failed commit with no waiter is not an unhandled rejection', async () => {
+    const unhandled = jest.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      store.group.run(() => store.db.prepare('INSERT INTO children (id, parent) VALUES (2, 43)').run());
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).not.toHaveBeenCalled();
+      expect(store.db.inTransaction).toBe(false);
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
+  it('closing the database commits the open group first', () => {
+    store.group.run(() => insert.run('before-close'));
+    const file = store.db.name;
+    store.reader.close();
+    store.db.close();
+    const again = new Database(file, { readonly: true });
+    expect(committedNames(again)).toEqual(['before-close']);
+    again.close();
+    store = { ...store, close: () => undefined };
+  });
+});
