@@ -15,9 +15,7 @@ function open(): { db: Db; reader: Db; group: GroupCommit; close(): void } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.exec(`CREATE TABLE parents (id INTEGER PRIMARY KEY);
-    CREATE TABLE items (name TEXT PRIMARY KEY);
-    CREATE TABLE children (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`);
+  db.exec(`CREATE TABLE items (name TEXT PRIMARY KEY)`);
   const group = new GroupCommit(db);
   const reader = new Database(file, { readonly: true });
   return {
@@ -117,13 +115,26 @@ describe('group commit', () => {
     expect(committedNames(store.reader)).toEqual(['inner', 'outer']);
   });
 
+  /** Makes the group's next COMMIT fail as a full disk would, once. */
+  function failNextCommit(group: GroupCommit): void {
+    const inner = group as unknown as { commit: { run(): unknown } };
+    const real = inner.commit;
+    inner.commit = {
+      run() {
+        inner.commit = real;
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      },
+    };
+  }
+
   it('a failed commit rolls the group back and fails its waiters', async () => {
-    // A deferred foreign key is checked at COMMIT only: the group cannot commit.
-    store.group.run(() => store.db.prepare('INSERT INTO children (id, parent) VALUES (1, 42)').run());
     store.group.run(() => insert.run('lost-with-the-group'));
-    await expect(store.group.committed()).rejects.toThrow(/FOREIGN KEY/);
+    store.group.run(() => insert.run('lost-too'));
+    failNextCommit(store.group);
+    await expect(store.group.committed()).rejects.toThrow('database or disk is full');
     expect(store.db.inTransaction).toBe(false);
     expect(committedNames(store.reader)).toEqual([]);
+    expect(store.db.prepare('SELECT COUNT(*) FROM items').pluck().get()).toBe(0);
     // The next group works.
     store.group.run(() => insert.run('next'));
     await store.group.committed();
@@ -134,11 +145,13 @@ describe('group commit', () => {
     const unhandled = jest.fn();
     process.on('unhandledRejection', unhandled);
     try {
-      store.group.run(() => store.db.prepare('INSERT INTO children (id, parent) VALUES (2, 43)').run());
+      store.group.run(() => insert.run('unwaited'));
+      failNextCommit(store.group);
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).not.toHaveBeenCalled();
       expect(store.db.inTransaction).toBe(false);
+      expect(committedNames(store.reader)).toEqual([]);
     } finally {
       process.off('unhandledRejection', unhandled);
     }
