@@ -26,7 +26,6 @@ export class GroupCommit {
   private readonly rollback: { run(): unknown };
   /** A transaction function: called inside the group's transaction it is a savepoint. */
   private readonly savepoint: <T>(work: Work<T>) => T;
-  private readonly nativeInTransaction: () => boolean;
   private readonly commitSoon = (): void => this.flush();
 
   constructor(private readonly db: Db) {
@@ -34,7 +33,6 @@ export class GroupCommit {
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
     this.savepoint = db.transaction(<T>(work: Work<T>): T => work()) as <T>(work: Work<T>) => T;
-    this.nativeInTransaction = () => db.inTransaction;
     interceptWrites(db, () => {
       if (this.open && !this.insideUnit) this.flush();
     });
@@ -46,6 +44,11 @@ export class GroupCommit {
     return this.insideUnit;
   }
 
+  /** True from a group's first unit until its commit. */
+  get isOpen(): boolean {
+    return this.open;
+  }
+
   /**
    * Runs `work` now, in its own savepoint inside this turn's shared transaction, and answers its result; a throw
    * undoes only its writes. Inside a caller's own transaction it simply joins that one.
@@ -53,7 +56,7 @@ export class GroupCommit {
   run<T>(work: Work<T>): T {
     if (this.insideUnit) return work();
     if (!this.open) {
-      if (this.nativeInTransaction()) return this.savepoint(work);
+      if (this.db.inTransaction) return this.savepoint(work);
       this.openGroup();
     }
     this.insideUnit = true;
@@ -80,7 +83,7 @@ export class GroupCommit {
       this.commit.run();
       settle();
     } catch (error) {
-      if (this.nativeInTransaction()) this.rollback.run();
+      if (this.db.inTransaction) this.rollback.run();
       settle(error);
     }
   }
@@ -109,7 +112,7 @@ export function groupCommitOf(db: Db): GroupCommit | undefined {
  */
 export function inTransaction<T>(db: Db, work: Work<T>): T {
   const group = groups.get(db);
-  const joins = group ? group.inUnit || (db.inTransaction && group.committed() === null) : db.inTransaction;
+  const joins = group ? group.inUnit || (db.inTransaction && !group.isOpen) : db.inTransaction;
   return joins ? work() : db.transaction(work)();
 }
 
