@@ -104,29 +104,33 @@ export class SignedClient {
 
   constructor(private readonly options: SignedClientOptions) {}
 
-  /** One keep-alive agent per scheme, as axios had: the https one presents the client certificate. */
-  private agentFor(url: URL): http.Agent {
+  /** One keep-alive agent per scheme, shared by both paths: the https one presents the client certificate. */
+  private keepAliveAgents(): { http: http.Agent; https: https.Agent } {
     const { maxSockets, tls } = this.options;
     const sockets = maxSockets === undefined ? {} : { maxSockets };
     this.agents ??= {
       http: new http.Agent({ keepAlive: true, ...sockets }),
       https: new https.Agent({ keepAlive: true, ...sockets, ca: tls?.ca, cert: tls?.cert, key: tls?.key }),
     };
-    return url.protocol === 'https:' ? this.agents.https : this.agents.http;
+    return this.agents;
+  }
+
+  private agentFor(url: URL): http.Agent {
+    const agents = this.keepAliveAgents();
+    return url.protocol === 'https:' ? agents.https : agents.http;
   }
 
   /** No redirects, the body as text, every status an answer (the caller decides what it means). */
   private get http(): AxiosInstance {
-    const { maxSockets, tls } = this.options;
-    const sockets = maxSockets === undefined ? {} : { maxSockets };
+    const agents = this.keepAliveAgents();
     this.instance ??= loadAxios().create({
       timeout: this.options.timeoutMs,
       maxRedirects: 0,
       responseType: 'text',
       transformResponse: (data: unknown) => data,
       validateStatus: () => true,
-      httpAgent: new http.Agent({ keepAlive: true, ...sockets }),
-      httpsAgent: new https.Agent({ keepAlive: true, ...sockets, ca: tls?.ca, cert: tls?.cert, key: tls?.key }),
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
     });
     return this.instance;
   }
@@ -221,13 +225,9 @@ export class SignedClient {
 
   /** Closes the keep-alive sockets. */
   close(): void {
-    if (this.agents) {
-      this.agents.http.destroy();
-      this.agents.https.destroy();
-    }
-    if (!this.instance) return;
-    (this.instance.defaults.httpAgent as http.Agent).destroy();
-    (this.instance.defaults.httpsAgent as https.Agent).destroy();
+    if (!this.agents) return;
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }
 
