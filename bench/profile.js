@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 const { top } = require('./profile-top');
 
@@ -26,7 +26,7 @@ function launchProfiled(port, dataDir, profileDir) {
   if (SERVER === 'bank') {
     return start(process.execPath, [...profiling, path.join(BANK_ROOT, 'dist/bank/main.js')], {
       cwd: BANK_ROOT,
-      env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
+      env: bankEnv(port, dataDir),
     });
   }
   return start(process.execPath, [...profiling, path.join(__dirname, 'limit-server.js')], {

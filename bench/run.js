@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { CORES, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
+const { CORES, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -42,11 +42,6 @@ function targets() {
     { name: 'json-server 0.17 (one static stub)', command: path.join(PEER_BIN, 'json-server'), args: (port) => { const db = path.join(tempDir('bench-json-'), 'db.json'); fs.copyFileSync(path.join(__dirname, 'stubs/db.json'), db); return ['--port', String(port), '--quiet', db]; }, stub: { method: 'GET', path: '/payment-orders/1' } },
   ]);
 }
-
-const bankEnv = (port, dataDir) => ({
-  PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed',
-  STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000',
-});
 
 /** The yardsticks: the same signed requests, only the unavoidable work (bench/limit-server.js). */
 const LIMIT_SERVERS = [

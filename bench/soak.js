@@ -5,7 +5,7 @@ const os = require('node:os');
 const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
+const { bankEnv, freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -27,7 +27,7 @@ async function soak(total) {
   const startedAt = performance.now();
   const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], {
     cwd: ROOT,
-    env: { PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed', STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000' },
+    env: bankEnv(port, dataDir),
   });
   await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
   const base = `http://127.0.0.1:${port}`;

@@ -8,6 +8,14 @@ const os = require('node:os');
 
 const CORES = os.cpus().length;
 
+/** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
+function bankEnv(port, dataDir) {
+  return {
+    PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed',
+    STATUS_RATE_PER_S: '1000000', STATUS_RATE_BURST: '1000000',
+  };
+}
+
 /** Server on core 0, load generator (this process) on the last core, when there are at least 2. */
 function pinSelf() {
   if (CORES < 2) return false;
@@ -114,4 +122,4 @@ function median(values) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { CORES, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };
+module.exports = { CORES, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };
