@@ -82,7 +82,9 @@ export class JournalRepository {
     this.insertRefStmt = db.prepare('INSERT OR IGNORE INTO journal_refs (entry_id, client_id, reference) VALUES (?, ?, ?)');
     this.deleteUpToStmt = db.prepare('DELETE FROM journal WHERE id <= ?');
     this.deleteRefsUpToStmt = db.prepare('DELETE FROM journal_refs WHERE entry_id <= ?');
-    this.lastAgedStmt = db.prepare('SELECT MAX(id) FROM journal WHERE at < ?').pluck();
+    // INDEXED BY: left to itself SQLite answers MAX(id) by walking the ids down from the newest until one is old
+    // enough, which reads the whole journal (~5 ms at 60,000 entries) on every age prune when none is.
+    this.lastAgedStmt = db.prepare('SELECT MAX(id) FROM journal INDEXED BY journal_at WHERE at < ?').pluck();
     this.findStmt = db.prepare(`SELECT ${SUMMARY}, j.detail AS detail FROM journal j WHERE j.id = ?`);
     this.listStmt = db.prepare(
       `SELECT ${SUMMARY} FROM journal j
