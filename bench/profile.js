@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A CPU profile of a server under the bench's own load: `node --cpu-prof` on the Bank (or the limit server),
-// pinned like `npm run bench`, autocannon with pre-signed requests at c=20, then the top frames by self time.
+// pinned like `npm run bench`, autocannon with pre-signed requests at c=20, then the top frames by self time
+// and the busy time per request by what spends it (profile-top.js --by=cost).
 //   node bench/profile.js [create|status] [--server=bank|limit|limit-http] [--requests=20000] [--connections=20]
 // The .cpuprofile is kept in bench/results/profiles/ (open it in Chrome DevTools for the call tree). BANK_ROOT
 // profiles another build of the Bank (its dist/), for a before/after comparison.
@@ -11,7 +12,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
-const { top } = require('./profile-top');
+const { top, printCosts } = require('./profile-top');
 
 const ROOT = path.resolve(__dirname, '..');
 const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : ROOT;
@@ -67,6 +68,8 @@ async function main() {
     console.log(`\nself time by ${by} (${totalMs.toFixed(0)} ms sampled), ${path.relative(ROOT, path.join(profileDir, file))}`);
     for (const row of rows) console.log(`${row.pct.toFixed(1).padStart(5)} %  ${row.key}`);
   }
+  console.log('');
+  printCosts(path.join(profileDir, file), REQUESTS + references.length + (SERVER === 'bank' ? 1 : 0));
 }
 
 main().catch((error) => {
