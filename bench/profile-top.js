@@ -16,7 +16,9 @@ function ownerOf(url) {
   const inModules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
   if (inModules) return inModules[1];
   if (file.startsWith('node:') || !file.startsWith('/')) return `node:${file.replace(/^node:/, '')}`;
-  return path.relative(ROOT, file);
+  const relative = path.relative(ROOT, file);
+  // Another build of the Bank (BANK_ROOT): its own dist/.
+  return relative.startsWith('..') && file.includes('/dist/') ? file.slice(file.lastIndexOf('/dist/') + 1) : relative;
 }
 
 function selfTimes(profile) {

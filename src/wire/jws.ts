@@ -46,15 +46,11 @@ export function peekHeader(jws: string): Record<string, unknown> | null {
   }
 }
 
-/** Parses `protected..signature`; throws JwsFormatError on anything else. */
-export function parseDetached(jws: string): ParsedDetachedJws {
-  const parts = jws.split('.');
-  if (parts.length !== 3 || parts[1] !== '' || !parts[0] || !parts[2] || !isB64url(parts[0]) || !isB64url(parts[2])) {
-    throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
-  }
+/** The protected header, decoded and checked; throws JwsFormatError. */
+function checkedHeader(encoded: string): JwsHeader {
   let header: unknown;
   try {
-    header = JSON.parse(fromB64url(parts[0]).toString('utf8'));
+    header = JSON.parse(fromB64url(encoded).toString('utf8'));
   } catch {
     throw new JwsFormatError('protected header is not JSON');
   }
@@ -64,7 +60,34 @@ export function parseDetached(jws: string): ParsedDetachedJws {
   if (typeof kid !== 'string' || kid === '') throw new JwsFormatError('kid is missing');
   const extension = PAYLOAD_EXTENSIONS.find((name) => name in (header as Record<string, unknown>));
   if (extension) throw new JwsFormatError(`the "${extension}" header parameter is not supported (RFC 7515 §4.1.11): no JWS extension is understood here`, 'crit_unsupported');
-  return { header: header as JwsHeader, protectedHeader: parts[0], signature: fromB64url(parts[2]) };
+  return Object.freeze(header as JwsHeader);
+}
+
+// A signer sends the same protected header with every request (same alg, kid, typ), so the checked header is
+// kept by its encoded text: one Map lookup instead of a base64url decode, a JSON.parse and the checks.
+// Bounded in entries and in key length, since the text is the sender's.
+const HEADER_CACHE_LIMIT = 256;
+const HEADER_CACHE_KEY_LIMIT = 512;
+const checkedHeaders = new Map<string, JwsHeader>();
+
+function cachedHeader(encoded: string): JwsHeader {
+  let header = checkedHeaders.get(encoded);
+  if (header === undefined) {
+    header = checkedHeader(encoded);
+    if (encoded.length > HEADER_CACHE_KEY_LIMIT) return header;
+    if (checkedHeaders.size >= HEADER_CACHE_LIMIT) checkedHeaders.clear();
+    checkedHeaders.set(encoded, header);
+  }
+  return header;
+}
+
+/** Parses `protected..signature`; throws JwsFormatError on anything else. The header is frozen (shared). */
+export function parseDetached(jws: string): ParsedDetachedJws {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || parts[1] !== '' || !parts[0] || !parts[2] || !isB64url(parts[0]) || !isB64url(parts[2])) {
+    throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
+  }
+  return { header: cachedHeader(parts[0]), protectedHeader: parts[0], signature: fromB64url(parts[2]) };
 }
 
 export function verifyDetached(parsed: ParsedDetachedJws, payload: string, key: KeyObject): boolean {

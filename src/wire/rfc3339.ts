@@ -1,14 +1,36 @@
 // RFC 3339 instants as this exchange writes them: UTC with `Z`, optional fraction (profile section 2).
 
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
 
-/** Milliseconds since the epoch, or null when the value is not an RFC 3339 UTC instant with Z. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+}
+
+/**
+ * Milliseconds since the epoch, or null when the value is not an RFC 3339 UTC instant with Z. Impossible fields
+ * (2026-02-30, 24:00:00, a leap second) are refused rather than rolled over; a fraction is cut to milliseconds.
+ * Checked field by field, without a Date round trip: it runs for every signed request (X-Timestamp).
+ */
 export function parseInstant(value: unknown): number | null {
-  if (typeof value !== 'string' || !RFC3339_UTC.test(value)) return null;
-  const ms = Date.parse(value);
-  // Date.parse rolls impossible dates over (2026-02-30 becomes March 2): the fields must survive the round trip.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== value.slice(0, 19)) return null;
-  return ms;
+  if (typeof value !== 'string') return null;
+  const fields = RFC3339_UTC.exec(value);
+  if (fields === null) return null;
+  const year = Number(fields[1]);
+  const month = Number(fields[2]);
+  const day = Number(fields[3]);
+  const hour = Number(fields[4]);
+  const minute = Number(fields[5]);
+  const second = Number(fields[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return null;
+  const ms = fields[7] === undefined ? 0 : Number(fields[7].slice(0, 3).padEnd(3, '0'));
+  const instant = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hour, minute, second, ms);
+  return instant.getTime();
 }
 
 /** Millisecond precision, as the Bank writes processed_at, timestamp and sent_at. */

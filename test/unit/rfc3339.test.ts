@@ -10,6 +10,10 @@ describe('parseInstant: accepted', () => {
     ['1970-01-01T00:00:00Z', 0],
     ['2028-02-29T00:00:00Z', Date.UTC(2028, 1, 29)],
     ['2026-12-31T23:59:59.999Z', Date.UTC(2026, 11, 31, 23, 59, 59, 999)],
+    ['2000-02-29T12:00:00Z', Date.UTC(2000, 1, 29, 12)],
+    // The years 0 to 99 are years, not 1900 to 1999 (Date.UTC's reading): as Date.parse reads them.
+    ['0001-01-01T00:00:00Z', -62_135_596_800_000],
+    ['0099-12-31T23:59:59.5Z', -59_011_459_200_500],
   ])('%s', (value, ms) => {
     expect(parseInstant(value)).toBe(ms);
   });
@@ -51,6 +55,9 @@ describe('parseInstant: refused', () => {
     ['February 29 in a common year', '2026-02-29T10:00:00Z'],
     ['April 31', '2026-04-31T00:00:00Z'],
     ['hour 24', '2026-01-01T24:00:00Z'],
+    ['February 29 of a century not divisible by 400', '2100-02-29T00:00:00Z'],
+    ['day 00', '2026-01-00T00:00:00Z'],
+    ['month 00', '2026-00-10T00:00:00Z'],
   ])('impossible date or time, %s: %j', (_why, value) => {
     expect(parseInstant(value)).toBeNull();
   });

@@ -32,9 +32,14 @@ export class OrderFinalError extends Error {
 /** What a status poll is answered (POLL_429 and POLL_404 scenarios aside, the order as it stands). */
 export type PollAnswer = { answer: 'status'; order: Order } | { answer: 'throttled' } | { answer: 'not_found' };
 
+const DAY_MS = 86_400_000;
+/** The last day formatted (YYYYMMDD), since every order of a day needs the same text. */
+let lastDay = { number: NaN, text: '' };
+
 export function newBankReference(nowMs: number): string {
-  const day = new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '');
-  return `SBK${day}${randomHex(16)}`;
+  const number = Math.floor(nowMs / DAY_MS);
+  if (number !== lastDay.number) lastDay = { number, text: new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '') };
+  return `SBK${lastDay.text}${randomHex(16)}`;
 }
 
 function targetOf(initial: SettlementPlan['initial']): TargetStatus {
