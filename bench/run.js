@@ -33,6 +33,8 @@ function targets() {
   const list = [
     { name: 'sandbox-bank (fresh data dir)', kind: 'bank', fresh: true },
     { name: 'sandbox-bank (existing data dir)', kind: 'bank', fresh: false },
+    // bankEnv turns the pull schedule off; a default start (the demo Connector polls) arms node-cron at start-up.
+    { name: 'sandbox-bank (existing data dir, pull schedule on as by default)', kind: 'bank', fresh: false, settings: { POLL_CRON: '*/10 * * * * *' } },
     { name: 'express hello-world', command: process.execPath, args: [path.join(__dirname, 'hello-express.js')], env: (port) => ({ PORT: String(port) }), stub: { method: 'GET', path: '/' } },
   ];
   if (!peers) return list;
@@ -58,7 +60,7 @@ async function launch(target, port, dataDir, extraEnv = {}) {
     return { child, ms };
   }
   if (target.kind === 'bank') {
-    const child = start(process.execPath, [path.join(BANK_ROOT, 'dist/bank/main.js')], { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...extraEnv } });
+    const child = start(process.execPath, [path.join(BANK_ROOT, 'dist/bank/main.js')], { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...target.settings, ...extraEnv } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }
