@@ -26,8 +26,9 @@ export function parseInstant(value: unknown): number | null {
   const second = Number(fields[6]);
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return null;
   const ms = fields[7] === undefined ? 0 : Number(fields[7].slice(0, 3).padEnd(3, '0'));
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // Date.UTC reads the years 0 to 99 as 1900 to 1999.
   const instant = new Date(0);
-  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
   instant.setUTCFullYear(year, month - 1, day);
   instant.setUTCHours(hour, minute, second, ms);
   return instant.getTime();
