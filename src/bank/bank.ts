@@ -58,6 +58,8 @@ export interface BankOptions {
   connectorTls?: ConnectorTls;
   /** Interval of the SSE heartbeat comment on /sandbox/events (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
+  /** The client definitions when the caller has already read config.clientsFile (main does, for the dev PKI). */
+  clients?: ClientDefinition[];
 }
 
 export interface Bank {
@@ -137,7 +139,7 @@ export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel, false, { format: config.logFormat });
-  const clients = loadClientDefinitions(config);
+  const clients = options.clients ?? loadClientDefinitions(config);
   // A jwks_uri client's keys are fetched on first need, by the fetcher made once the Bank's key is loaded.
   const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target, id) => jwksFetcher.fetch(target, id), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
   const registry = new ClientRegistry(clients, remoteJwks);

@@ -72,9 +72,10 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, client
 async function start(config: BankConfig): Promise<Running> {
   const logger = createLogger(config.logLevel, false, { format: config.logFormat });
   ensureDataDir(config.dataDir);
-  const clientIds = loadClientDefinitions(config).map((client) => client.client_id);
+  const clients = loadClientDefinitions(config);
+  const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds);
-  const bank = await createBank(config, { logger, connectorTls: tls.connector });
+  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
   const httpServer = http.createServer(bank.app);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
