@@ -47,7 +47,7 @@ function top(file, { limit = 25, by = 'function' } = {}) {
 }
 
 /**
- * What spends a sample's time. Native calls are charged to the JavaScript frame that makes them, so SQLite is
+ * What spends a sample's time: the first class that matches, in this order. Native calls are charged to the JavaScript frame that makes them, so SQLite is
  * every frame of better-sqlite3, of the Bank's store (thin statement wrappers, the group commit) and the limit
  * server's two statement functions.
  */
@@ -55,8 +55,8 @@ const COST_CLASSES = [
   ['SQLite', (frame, owner) => owner === 'better-sqlite3' || owner.startsWith('dist/bank/store/') || owner === 'dist/wire/sqlite.js' || (owner === 'bench/limit-server.js' && ['storeOrder', 'findOrder'].includes(frame.functionName))],
   ['signature crypto (ES256 sign/verify)', (frame, owner) => owner === 'node:internal/crypto/sig'],
   ['garbage collector', (frame) => frame.functionName === '(garbage collector)'],
-  ['express, router and other packages', (frame, owner) => !owner.startsWith('node:') && !owner.startsWith('(') && !owner.startsWith('dist/') && !owner.startsWith('src/') && !owner.startsWith('bench/')],
   ['our JavaScript', (frame, owner) => owner.startsWith('dist/') || owner.startsWith('src/') || owner.startsWith('bench/')],
+  ['express, router and other packages', (frame, owner) => !owner.startsWith('node:') && !owner.startsWith('(')],
   ['node and V8 (HTTP, TLS, streams, timers, hashing)', () => true],
 ];
 
