@@ -101,11 +101,6 @@ export class GroupCommit {
   }
 }
 
-/** The group commit installed on this database, if any. */
-export function groupCommitOf(db: Db): GroupCommit | undefined {
-  return groups.get(db);
-}
-
 /**
  * Runs `work` in the caller's transaction when there is one (a unit, or a transaction of its own), else in a new
  * transaction, which first commits an open group that the caller is not part of.
