@@ -1,7 +1,7 @@
 // Compact JWS with a detached payload (RFC 7515 appendix F), signed and verified with node:crypto KeyObjects.
 import { KeyObject } from 'node:crypto';
 import { isAllowedAlg, JwsAlg, signBytes, verifyBytes } from './algorithms';
-import { b64url, fromB64url, isB64url } from './base64url';
+import { b64url, decodedB64url, fromB64url, isB64url } from './base64url';
 
 export interface JwsHeader {
   alg: JwsAlg;
@@ -70,9 +70,11 @@ const HEADER_CACHE_LIMIT = 256;
 const HEADER_CACHE_KEY_LIMIT = 512;
 const checkedHeaders = new Map<string, JwsHeader>();
 
-function cachedHeader(encoded: string): JwsHeader {
+/** The checked header of `encoded`, from the cache or checked now (its spelling included); undefined if malformed. */
+function cachedHeader(encoded: string): JwsHeader | undefined {
   let header = checkedHeaders.get(encoded);
   if (header === undefined) {
+    if (!isB64url(encoded)) return undefined;
     header = checkedHeader(encoded);
     if (encoded.length > HEADER_CACHE_KEY_LIMIT) return header;
     if (checkedHeaders.size >= HEADER_CACHE_LIMIT) checkedHeaders.clear();
@@ -84,10 +86,11 @@ function cachedHeader(encoded: string): JwsHeader {
 /** Parses `protected..signature`; throws JwsFormatError on anything else. The header is frozen (shared). */
 export function parseDetached(jws: string): ParsedDetachedJws {
   const parts = jws.split('.');
-  if (parts.length !== 3 || parts[1] !== '' || !parts[0] || !parts[2] || !isB64url(parts[0]) || !isB64url(parts[2])) {
-    throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
-  }
-  return { header: cachedHeader(parts[0]), protectedHeader: parts[0], signature: fromB64url(parts[2]) };
+  const signature = parts.length === 3 && parts[1] === '' && parts[0] && parts[2] ? decodedB64url(parts[2]) : undefined;
+  // The signature's spelling is checked before the header is looked at, as it always was.
+  const header = signature === undefined ? undefined : cachedHeader(parts[0]);
+  if (header === undefined) throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
+  return { header, protectedHeader: parts[0], signature: signature as Buffer };
 }
 
 export function verifyDetached(parsed: ParsedDetachedJws, payload: string, key: KeyObject): boolean {

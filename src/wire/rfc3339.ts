@@ -34,9 +34,27 @@ export function parseInstant(value: unknown): number | null {
   return instant.getTime();
 }
 
+// Instants come in runs within the same second (every answer, event and journal entry of that second), and
+// toISOString costs a Date and a C++ call each time: the text up to the seconds is kept for the last second
+// formatted, and only the milliseconds are written per call.
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+/** The last instant a Date can hold: the milliseconds after it share its second but are not instants. */
+const MAX_INSTANT = 8.64e15;
+
 /** Millisecond precision, as the Bank writes processed_at, timestamp and sent_at. */
 export function formatInstant(ms: number): string {
-  return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  const millis = ms - second * 1000;
+  // Whole milliseconds only: a fraction falls through to toISOString, which truncates it.
+  if (second !== cachedSecond || !Number.isInteger(millis) || ms > MAX_INSTANT) {
+    const text = new Date(ms).toISOString();
+    if (!Number.isInteger(millis)) return text;
+    cachedSecond = second;
+    cachedPrefix = text.slice(0, -4);
+    return text;
+  }
+  return `${cachedPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 /** Second precision, as X-Timestamp is sent. */

@@ -588,7 +588,7 @@ describe('429 rate_limited', () => {
 describe('500 internal', () => {
   it('an unexpected repository error answers 500 internal with no stack or internal detail', async () => {
     const reference = await createdReference();
-    const spy = jest.spyOn(bank.book, 'find').mockImplementation(() => {
+    const spy = jest.spyOn(bank.book, 'findPolled').mockImplementation(() => {
       throw new Error('SQLITE_CORRUPT: database disk image is malformed at /var/secret/sandbox-bank.sqlite');
     });
     try {

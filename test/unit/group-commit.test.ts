@@ -62,6 +62,30 @@ describe('group commit', () => {
     expect(committedNames(store.reader)).toEqual(['kept']);
   });
 
+  it('a statement unit joins the group without a savepoint; a failing statement undoes only itself', async () => {
+    store.group.run(() => insert.run('first'));
+    expect(store.group.runStatement(() => insert.run('second').changes)).toBe(1);
+    // A duplicate key fails the statement alone: the group's transaction and its other writes stay.
+    expect(() => store.group.runStatement(() => insert.run('first'))).toThrow(/UNIQUE/);
+    expect(store.db.inTransaction).toBe(true);
+    store.group.runStatement(() => insert.run('third'));
+    expect(committedNames(store.reader)).toEqual([]);
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['first', 'second', 'third']);
+  });
+
+  it('a statement unit opens a group of its own, and joins a caller’s transaction or unit', async () => {
+    store.group.runStatement(() => insert.run('alone'));
+    expect(store.group.isOpen).toBe(true);
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['alone']);
+    store.db.transaction(() => store.group.runStatement(() => insert.run('in a transaction')))();
+    expect(store.group.isOpen).toBe(false);
+    store.group.run(() => store.group.runStatement(() => insert.run('in a unit')));
+    await store.group.committed();
+    expect(committedNames(store.reader)).toEqual(['alone', 'in a transaction', 'in a unit']);
+  });
+
   it('answers the result of the work', () => {
     expect(store.group.run(() => insert.run('x').changes)).toBe(1);
   });

@@ -69,6 +69,21 @@ describe('formatInstant / formatInstantSeconds', () => {
     expect(formatInstant(0)).toBe('1970-01-01T00:00:00.000Z');
   });
 
+  it('writes exactly what toISOString writes, within a second (the cached prefix) and across seconds, years and signs', () => {
+    const values: number[] = [];
+    for (const base of [0, -1000, Date.UTC(2026, 10, 22, 10, 15, 30), Date.UTC(99, 0, 1) - 62_135_596_800_000, Date.UTC(2099, 11, 31, 23, 59, 59), 8.64e15 - 1000]) {
+      for (const offset of [0, 1, 9, 10, 99, 100, 999, 1000, 1001, -1, 0.5, -0.5]) values.push(base + offset);
+    }
+    for (let index = 0; index < 2_000; index += 1) values.push(Math.floor(Math.random() * 4e12) - 1e12);
+    for (const ms of values.filter((value) => Math.abs(value) <= 8.64e15)) expect(formatInstant(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('refuses an instant outside the Date range, as toISOString does', () => {
+    expect(formatInstant(8.64e15)).toBe('+275760-09-13T00:00:00.000Z');
+    expect(() => formatInstant(8.64e15 + 1)).toThrow(RangeError);
+    expect(() => formatInstant(Number.NaN)).toThrow(RangeError);
+  });
+
   it('X-Timestamp form: second precision, the milliseconds cut (not rounded)', () => {
     expect(formatInstantSeconds(Date.UTC(2026, 10, 22, 10, 15, 30, 999))).toBe('2026-11-22T10:15:30Z');
     expect(formatInstantSeconds(Date.UTC(2026, 10, 22, 10, 15, 30, 0))).toBe('2026-11-22T10:15:30Z');

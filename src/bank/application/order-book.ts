@@ -3,7 +3,7 @@
 // and nowhere else: a push and a pull of the same reference make one order.
 import { PaymentOrder } from '../../wire/payment-order';
 import { randomHex } from '../../wire/random-ids';
-import { Order, OrderSource } from '../domain/order';
+import { Order, OrderSource, PolledOrder } from '../domain/order';
 import { FinalOutcome, isFinal, StatusChange, TargetStatus, transition } from '../domain/order-state';
 import { CompiledRule, Decision, decideScenario, formatScenario, planFor, SettlementPlan } from '../domain/scenarios';
 import { CreateFailureRepository } from '../store/create-failures';
@@ -30,7 +30,7 @@ export class OrderFinalError extends Error {
 }
 
 /** What a status poll is answered (POLL_429 and POLL_404 scenarios aside, the order as it stands). */
-export type PollAnswer = { answer: 'status'; order: Order } | { answer: 'throttled' } | { answer: 'not_found' };
+export type PollAnswer = { answer: 'status'; order: PolledOrder } | { answer: 'throttled' } | { answer: 'not_found' };
 
 const DAY_MS = 86_400_000;
 /** The last day formatted (YYYYMMDD), since every order of a day needs the same text. */
@@ -89,14 +89,14 @@ export class OrderBook {
   }
 
   /** A status poll: POLL_404 hides the order, POLL_429 throttles its first polls, else it settles if due. */
-  poll(order: Order): PollAnswer {
+  poll(order: PolledOrder): PollAnswer {
     if (order.pollAnswer === 'not_found') return { answer: 'not_found' };
     if (order.pollsToThrottle > 0 && this.orders.spendThrottledPoll(order.clientId, order.reference)) return { answer: 'throttled' };
     return { answer: 'status', order: this.settleIfDue(order) };
   }
 
   /** Applies the deferred final status of a due PENDING order; returns the order as it now stands. */
-  settleIfDue(order: Order): Order {
+  settleIfDue<T extends Pick<Order, 'clientId' | 'reference' | 'status' | 'settleAt' | 'finalStatus'>>(order: T): T | Order {
     const now = this.clocks.now(order.clientId);
     if (order.status !== 'PENDING' || order.settleAt === null || order.settleAt > now || order.finalStatus === null) return order;
     return this.inTransaction(() => {
@@ -159,6 +159,11 @@ export class OrderBook {
 
   find(clientId: string, reference: string): Order | undefined {
     return this.orders.find(clientId, reference);
+  }
+
+  /** What a status poll reads of an order (poll takes it). */
+  findPolled(clientId: string, reference: string): PolledOrder | undefined {
+    return this.orders.findPolled(clientId, reference);
   }
 
   history(clientId: string, reference: string): HistoryEntry[] {

@@ -33,8 +33,14 @@ export interface Order {
   processedAt: number;
 }
 
+/** What a status poll reads of an order: its status report, and what decides how the poll is answered. */
+export type PolledOrder = Pick<
+  Order,
+  'clientId' | 'reference' | 'bankReference' | 'status' | 'reasonCode' | 'reasonMessage' | 'processedAt' | 'pollAnswer' | 'pollsToThrottle' | 'settleAt' | 'finalStatus'
+>;
+
 /** What a status report (status poll, callback, create answer) says about an order as it stands. */
-export function statusReportOf(order: Order): StatusReport {
+export function statusReportOf(order: Pick<Order, 'reference' | 'bankReference' | 'status' | 'reasonCode' | 'reasonMessage' | 'processedAt'>): StatusReport {
   return {
     reference: order.reference,
     bankReference: order.bankReference,

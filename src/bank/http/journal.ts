@@ -5,8 +5,8 @@
 //
 // Cost (issue 15): nothing is made per request but the capture itself. The response's write and end are replaced
 // by two shared functions that find the capture on the response and call the ones they replaced (kept in the
-// capture), instead of two closures and two bound functions per request; the finish and close listeners are
-// shared functions too.
+// capture), instead of two closures and two bound functions per request; the one close listener is a shared
+// function too.
 import type { NextFunction, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import { Clock } from '../../wire/clock';
@@ -97,10 +97,8 @@ function record(res: Captured, complete: boolean): void {
   });
 }
 
-function answered(this: Captured): void {
-  record(this, true);
-}
-
+// 'close' follows every response, after 'finish' when the answer went out whole (node 20: resOnFinish emits it on
+// keep-alive connections too), so one listener tells both cases apart.
 function closed(this: Captured): void {
   record(this, this.writableFinished);
 }
@@ -116,7 +114,6 @@ export function journalRecorder(journal: Journal, clock: Clock) {
     };
     writer.write = capturedWrite;
     writer.end = capturedEnd;
-    res.on('finish', answered);
     res.on('close', closed);
     next();
   };

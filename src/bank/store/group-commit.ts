@@ -67,6 +67,24 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * As run, for work that is one SQL statement: SQLite undoes a failed statement by itself and leaves the
+   * transaction open, so the statement needs no savepoint of its own (a SAVEPOINT and a RELEASE saved per call).
+   */
+  runStatement<T>(statement: Work<T>): T {
+    if (this.insideUnit) return statement();
+    if (!this.open) {
+      if (this.db.inTransaction) return statement();
+      this.openGroup();
+    }
+    this.insideUnit = true;
+    try {
+      return statement();
+    } finally {
+      this.insideUnit = false;
+    }
+  }
+
   /** Resolves once the writes made so far are committed (rejects if that commit fails); null when none wait. */
   committed(): Promise<void> | null {
     return this.open ? this.pending : null;

@@ -35,7 +35,7 @@ export function orderStatusHandler(book: OrderBook, faults?: PollFaults) {
       if (exchange.req.res) exchange.req.res.locals.fault = 'status_429';
       throw throttled("the client's fault profile (status_429_rate)");
     }
-    const found = book.find(client.id, orderId);
+    const found = book.findPolled(client.id, orderId);
     // Another client's order answers exactly like an unknown one: never reveal that it exists.
     if (!found) throw new ProblemError('order_not_found', `no order "${orderId}" for client ${client.id}`);
     const polled = book.poll(found);

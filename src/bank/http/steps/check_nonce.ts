@@ -11,15 +11,16 @@ export const checkNonce: Step = (exchange, services) => {
   const nonce = exchange.header('x-nonce') ?? '';
   const windowMs = services.config.timestampWindowS * 1000;
   const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
-  // Each spend is a unit of its own: a replayed DPoP jti must not undo the nonce spent before it.
-  if (!services.writes.run(() => services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt))) {
+  // Each spend is a unit of its own (one statement, so no savepoint): a replayed DPoP jti must not undo the
+  // nonce spent before it.
+  if (!services.writes.runStatement(() => services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt))) {
     const firstSeenAt = services.nonces.firstSeenAt(client.id, nonce);
     throw new ProblemError('nonce_replayed', 'X-Nonce was already used by this client within the acceptance window', {
       extensions: { first_seen_at: firstSeenAt === null ? null : formatInstant(firstSeenAt) },
     });
   }
   const dpop = exchange.dpopJti;
-  if (dpop && !services.writes.run(() => services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt))) {
+  if (dpop && !services.writes.runStatement(() => services.nonces.spend(dpop.scope, dpop.jti, exchange.nowMs, dpop.expiresAt))) {
     throw authInvalid('dpop_replayed', 'the DPoP proof jti was already used', invalidProofChallenge('the DPoP proof jti was already used'));
   }
 };
