@@ -16,7 +16,8 @@ import { Jwks } from '../../wire/keys';
 import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
-import { journalRecorder } from './journal';
+import { journalCapture } from './journal';
+import { withStableShapes } from './stable-shapes';
 import { openApiRoutes } from './openapi/routes';
 import { dashboardRoutes } from './dashboard';
 import type { HttpMetrics } from '../observability/metrics';
@@ -137,12 +138,12 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson, even
 export function buildApp(deps: AppDeps): express.Express {
   const { services, logger } = deps;
   const specs = flowSpecs(services);
-  const app = express();
+  // The journal's capture starts before express, with the other properties every exchange gets.
+  const app = withStableShapes(express(), deps.journal ? journalCapture(deps.journal, services.clock) : undefined);
   app.disable('x-powered-by');
   app.set('etag', false);
   if (deps.metrics) app.use(deps.metrics.countRequests);
   app.use(accessLog(logger));
-  if (deps.journal) app.use(journalRecorder(deps.journal, services.clock));
   // The signed flows first: every request walks the routes in order, and these are the ones under load.
   app.post('/payment-orders', flowRoute(specs.create, services, logger, createOrderHandler(deps.createOrder)));
   app.all('/payment-orders', methodNotAllowed('POST'));

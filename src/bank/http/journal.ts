@@ -7,11 +7,12 @@
 // by two shared functions that find the capture on the response and call the ones they replaced (kept in the
 // capture), instead of two closures and two bound functions per request; the one close listener is a shared
 // function too.
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import { Clock } from '../../wire/clock';
 import { Journal, RESPONSE_CAPTURE_LIMIT } from '../application/journal';
 import { Exchange } from './exchange';
+import type { EarlyHook } from './stable-shapes';
 
 type Writer = (...args: unknown[]) => unknown;
 
@@ -103,11 +104,15 @@ function closed(this: Captured): void {
   record(this, this.writableFinished);
 }
 
-export function journalRecorder(journal: Journal, clock: Clock) {
-  return (_req: Request, res: Response, next: NextFunction): void => {
-    if (!journal.enabled) return next();
+/**
+ * Starts the capture of an exchange; runs before express sees the request (stable-shapes.ts), so that the
+ * properties it adds to the response are created before express swaps the response's prototype.
+ */
+export function journalCapture(journal: Journal, clock: Clock): EarlyHook {
+  return (_req, res) => {
+    if (!journal.enabled) return;
     const id = journal.reserveId();
-    res.locals.journalId = id;
+    (res as Captured).locals.journalId = id;
     const writer = res as unknown as { write: Writer; end: Writer };
     (res as Captured)[CAPTURE] = {
       journal, id, at: clock.now(), startedMs: performance.now(), chunks: [], captured: 0, size: 0, streaming: null, recorded: false, write: writer.write, end: writer.end,
@@ -115,6 +120,5 @@ export function journalRecorder(journal: Journal, clock: Clock) {
     writer.write = capturedWrite;
     writer.end = capturedEnd;
     res.on('close', closed);
-    next();
   };
 }
