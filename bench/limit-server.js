@@ -12,7 +12,8 @@
 // prototypes, as the Bank does (src/bank/http/stable-shapes.ts), so that the yardstick has the same trick.
 // SQLite through better-sqlite3 in WAL mode with synchronous=NORMAL, as the Bank opens it. No token, timestamp,
 // nonce, rate limit, idempotency, schema or journal: the Bank's whole cost above this is its own.
-//   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5) | http (bare node:http)
+//   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5, with stable shapes as the Bank) |
+//     express-as-shipped (express 5 without them: the yardstick before 2026-11-26) | http (bare node:http)
 //   PORT, DATA_DIR (the SQLite file goes there; default: a fresh temporary directory)
 'use strict';
 const crypto = require('node:crypto');
@@ -145,7 +146,7 @@ function withStableShapes(app) {
 
 function expressApp() {
   const express = require('express');
-  const app = withStableShapes(express());
+  const app = FRAMEWORK === 'express-as-shipped' ? express() : withStableShapes(express());
   app.disable('x-powered-by');
   app.set('etag', false);
   app.get('/readyz', (_req, res) => res.json({ status: 'ready' }));
