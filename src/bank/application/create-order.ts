@@ -27,6 +27,8 @@ export interface CreateAnswer {
   status: number;
   body?: Buffer;
   replayed: boolean;
+  /** The order's reference, when this request's body was parsed (not on a replay). */
+  reference?: string;
 }
 
 export interface CreateSettings {
@@ -102,7 +104,7 @@ export class CreateOrder {
           scenario: outcome.order.scenario,
           scenario_source: outcome.order.scenarioSource,
         });
-        return answer;
+        return { ...answer, reference: order.reference };
       });
     } catch (error) {
       if (delayed) this.idempotency.release(clientId, key);

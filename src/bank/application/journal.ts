@@ -38,6 +38,8 @@ export interface InboundCapture {
   path: string;
   requestHeaders: Readonly<Record<string, unknown>>;
   requestBody: Buffer | null;
+  /** The order references in the request body, when the handler already parsed it (else the body is parsed here). */
+  bodyReferences?: readonly string[] | null;
   status: number;
   responseHeaders: Readonly<Record<string, unknown>>;
   /** The response bytes captured (up to a cap), and how many were sent in all. */
@@ -361,7 +363,7 @@ export class Journal implements OrderJournal {
     if (capture.orderId !== null) references.push(capture.orderId);
     if (target.reference !== null) references.push(target.reference);
     if (capture.method === 'POST' && capture.path === '/payment-orders' && capture.requestBody) {
-      references.push(...referencesIn(parseJson(capture.requestBody.toString('utf8'))));
+      references.push(...(capture.bodyReferences ?? referencesIn(parseJson(capture.requestBody.toString('utf8')))));
     }
     return {
       id: capture.id,

@@ -28,6 +28,8 @@ export interface Exchange {
   requestId: string;
   readonly log: Logger;
   rawBody: Buffer;
+  /** The order references the handler found in the body (an accepted create): the journal need not parse it again. */
+  references?: readonly string[];
   nowMs: number;
   /** Single-valued request headers by lower-case name. */
   header(name: string): string | undefined;

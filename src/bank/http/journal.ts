@@ -84,6 +84,7 @@ function record(res: Captured, complete: boolean): void {
     path: req.originalUrl.split('?')[0],
     requestHeaders: req.headers,
     requestBody: exchange?.rawBody ?? (Buffer.isBuffer(req.body) ? (req.body as Buffer) : null),
+    bodyReferences: exchange?.references ?? null,
     status: res.statusCode,
     responseHeaders: res.getHeaders(),
     responseChunks: capture.chunks,

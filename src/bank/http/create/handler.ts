@@ -11,6 +11,7 @@ export function createOrderHandler(createOrder: CreateOrder) {
       rawBody: exchange.rawBody,
       log: exchange.log,
     });
+    if (answer.reference !== undefined) exchange.references = [answer.reference];
     return { status: answer.status, body: answer.body, headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
   };
 }
