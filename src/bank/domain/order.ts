@@ -34,10 +34,11 @@ export interface Order {
 }
 
 /** What a status poll reads of an order: its status report, and what decides how the poll is answered. */
-export type PolledOrder = Pick<
-  Order,
-  'clientId' | 'reference' | 'bankReference' | 'status' | 'reasonCode' | 'reasonMessage' | 'processedAt' | 'pollAnswer' | 'pollsToThrottle' | 'settleAt' | 'finalStatus'
->;
+export const POLLED_FIELDS = [
+  'clientId', 'reference', 'bankReference', 'status', 'reasonCode', 'reasonMessage', 'processedAt', 'pollAnswer', 'pollsToThrottle', 'settleAt', 'finalStatus',
+] as const satisfies readonly (keyof Order)[];
+
+export type PolledOrder = Pick<Order, (typeof POLLED_FIELDS)[number]>;
 
 /** What a status report (status poll, callback, create answer) says about an order as it stands. */
 export function statusReportOf(order: Pick<Order, 'reference' | 'bankReference' | 'status' | 'reasonCode' | 'reasonMessage' | 'processedAt'>): StatusReport {

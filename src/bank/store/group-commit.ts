@@ -54,17 +54,7 @@ export class GroupCommit {
    * undoes only its writes. Inside a caller's own transaction it simply joins that one.
    */
   run<T>(work: Work<T>): T {
-    if (this.insideUnit) return work();
-    if (!this.open) {
-      if (this.db.inTransaction) return this.savepoint(work);
-      this.openGroup();
-    }
-    this.insideUnit = true;
-    try {
-      return this.savepoint(work);
-    } finally {
-      this.insideUnit = false;
-    }
+    return this.unit(work, this.savepoint);
   }
 
   /**
@@ -72,17 +62,7 @@ export class GroupCommit {
    * transaction open, so the statement needs no savepoint of its own (a SAVEPOINT and a RELEASE saved per call).
    */
   runStatement<T>(statement: Work<T>): T {
-    if (this.insideUnit) return statement();
-    if (!this.open) {
-      if (this.db.inTransaction) return statement();
-      this.openGroup();
-    }
-    this.insideUnit = true;
-    try {
-      return statement();
-    } finally {
-      this.insideUnit = false;
-    }
+    return this.unit(statement, (work) => work());
   }
 
   /** Resolves once the writes made so far are committed (rejects if that commit fails); null when none wait. */
@@ -103,6 +83,21 @@ export class GroupCommit {
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       settle(error);
+    }
+  }
+
+  /** Runs `work` through `wrap` as a unit of this turn's group (opened if need be), or in the caller's unit or transaction. */
+  private unit<T>(work: Work<T>, wrap: <U>(work: Work<U>) => U): T {
+    if (this.insideUnit) return work();
+    if (!this.open) {
+      if (this.db.inTransaction) return wrap(work);
+      this.openGroup();
+    }
+    this.insideUnit = true;
+    try {
+      return wrap(work);
+    } finally {
+      this.insideUnit = false;
     }
   }
 

@@ -1,7 +1,7 @@
 // Orders and their status history, read back as domain Order values. Every write here runs inside the
 // caller's transaction (the application layer opens it).
 import { Db } from './db';
-import { Order, PolledOrder } from '../domain/order';
+import { Order, POLLED_FIELDS, PolledOrder } from '../domain/order';
 import { OrderStatus, StatusChange } from '../domain/order-state';
 
 
@@ -56,10 +56,6 @@ const FIELDS = Object.keys(COLUMNS) as (keyof Order)[];
 
 const selectOf = (fields: readonly (keyof Order)[]): string => `SELECT ${fields.map((field) => `${COLUMNS[field]} AS ${field}`).join(', ')} FROM orders`;
 const SELECT = selectOf(FIELDS);
-/** A status poll's columns: not the payload (about a kilobyte) nor the dozen others it never reads. */
-const POLLED: readonly (keyof PolledOrder)[] = [
-  'clientId', 'reference', 'bankReference', 'status', 'reasonCode', 'reasonMessage', 'processedAt', 'pollAnswer', 'pollsToThrottle', 'settleAt', 'finalStatus',
-];
 
 export class OrderRepository {
   private readonly findStmt;
@@ -75,7 +71,8 @@ export class OrderRepository {
 
   constructor(private readonly db: Db) {
     this.findStmt = db.prepare(`${SELECT} WHERE client_id = ? AND reference = ?`);
-    this.findPolledStmt = db.prepare(`${selectOf(POLLED)} WHERE client_id = ? AND reference = ?`);
+    // A status poll's columns: not the payload (about a kilobyte) nor the dozen others it never reads.
+    this.findPolledStmt = db.prepare(`${selectOf(POLLED_FIELDS)} WHERE client_id = ? AND reference = ?`);
     // Positional parameters: better-sqlite3 looks each named one up on the object from C++, ~1.5 µs per insert.
     this.insertStmt = db.prepare(`INSERT INTO orders (${Object.values(COLUMNS).join(', ')}) VALUES (${FIELDS.map(() => '?').join(', ')})`);
     this.updateStatusStmt = db.prepare(
