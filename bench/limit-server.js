@@ -9,7 +9,7 @@
 //                                             key, one JSON answer
 //   GET  /readyz                              for the bench's start-up wait
 // With express, the properties express and router add to every request are created before express swaps the
-// prototypes, as the Bank does (src/bank/http/stable-shapes.ts), so that the yardstick has the same trick.
+// prototypes, as the Bank does (src/wire/stable-shapes.ts), so that the yardstick has the same trick.
 // SQLite through better-sqlite3 in WAL mode with synchronous=NORMAL, as the Bank opens it. No token, timestamp,
 // nonce, rate limit, idempotency, schema or journal: the Bank's whole cost above this is its own.
 //   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5, with stable shapes as the Bank) |
@@ -119,7 +119,7 @@ function status(req, res, target, rawReference) {
 }
 
 /**
- * What the Bank does too (src/bank/http/stable-shapes.ts): the properties express and router add to every request
+ * What the Bank does too (src/wire/stable-shapes.ts): the properties express and router add to every request
  * and response are created before express swaps their prototypes, which V8 would otherwise add on its slow path.
  * The yardstick gets every trick the Bank uses that is not part of the Bank's own work.
  */

@@ -50,7 +50,7 @@ const LIMIT_SERVERS = [
   { name: 'limit server (express 5, as the Bank)', kind: 'limit', framework: 'express' },
   { name: 'limit server (bare node:http)', kind: 'limit', framework: 'http' },
   // The yardstick of the runs before 2026-11-26: express as shipped, its per-request properties added after the
-  // prototype swap (src/bank/http/stable-shapes.ts says why that is slow). Kept to compare with those runs.
+  // prototype swap (src/wire/stable-shapes.ts says why that is slow). Kept to compare with those runs.
   { name: 'limit server (express 5 as shipped, no stable shapes)', kind: 'limit', framework: 'express-as-shipped' },
 ];
 const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';

@@ -8,6 +8,7 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
+import { withStableShapes } from '../wire/stable-shapes';
 import { routeNotFound } from '../wire/http-edge';
 import { parseInstant } from '../wire/rfc3339';
 import { BankJwks } from './bank-jwks';
@@ -83,7 +84,8 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
   const verifyDeps = { config: deps.config, store, jwks: deps.jwks, now, flaws };
   let statusRules: StatusRules = CONTRACT_RULES;
   if (flaws.has('accepts_failed_without_reason')) statusRules = { failedNeedsReason: false }; // FLAW accepts_failed_without_reason: FAILED without a reason passes
-  const app = express();
+  // express's per-request properties created before it swaps the prototypes (wire/stable-shapes.ts says why).
+  const app = withStableShapes(express());
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(accessLog(logger));

@@ -1,10 +1,10 @@
-// Stable shapes (src/bank/http/stable-shapes.ts): no property is added to a request or a response after express
+// Stable shapes (src/wire/stable-shapes.ts): no property is added to a request or a response after express
 // has swapped its prototype, on any kind of exchange (V8 adds those on its slow path; issue 15). The swap is
 // observed through Object.setPrototypeOf, the own keys compared when the response closes.
 import { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { Bank } from '../../src/bank/bank';
-import { withStableShapes } from '../../src/bank/http/stable-shapes';
+import { withStableShapes } from '../../src/wire/stable-shapes';
 import { DemoClient, sampleOrder, startBank, uniqueReference } from '../helpers/bank';
 import { getStatus, postCreate, rawRequest, signedCreateHeaders, signedStatusHeaders, statusTarget } from '../helpers/wire';
 

@@ -17,7 +17,7 @@ import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalCapture } from './journal';
-import { withStableShapes } from './stable-shapes';
+import { withStableShapes } from '../../wire/stable-shapes';
 import { openApiRoutes } from './openapi/routes';
 import { dashboardRoutes } from './dashboard';
 import type { HttpMetrics } from '../observability/metrics';

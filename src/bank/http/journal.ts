@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { Clock } from '../../wire/clock';
 import { Journal, RESPONSE_CAPTURE_LIMIT } from '../application/journal';
 import { Exchange } from './exchange';
-import type { EarlyHook } from './stable-shapes';
+import type { EarlyHook } from '../../wire/stable-shapes';
 
 type Writer = (...args: unknown[]) => unknown;
 

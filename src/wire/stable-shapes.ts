@@ -8,7 +8,7 @@ import type { Express } from 'express';
 
 type Handle = (req: IncomingMessage, res: ServerResponse, callback?: unknown) => void;
 
-/** Prepares a response before express sees it (the journal's capture), in the same early, fast place. */
+/** Prepares a response before express sees it (the Bank's journal capture), in the same early, fast place. */
 export type EarlyHook = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The router's own symbol for the matched route, when this copy of router has it where we look. */
