@@ -18,7 +18,3 @@ export class ManualClock implements Clock {
     this.current = ms;
   }
 }
-
-export function toIsoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
