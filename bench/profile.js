@@ -27,7 +27,8 @@ function launchProfiled(port, dataDir, profileDir) {
   if (SERVER === 'bank') {
     return start(process.execPath, [...profiling, path.join(BANK_ROOT, 'dist/bank/main.js')], {
       cwd: BANK_ROOT,
-      env: bankEnv(port, dataDir),
+      // From the modules, not the bundle: the profile's frames then name each file (profile-top.js classes them by it).
+      env: { ...bankEnv(port, dataDir), FAST_START: 'off' },
     });
   }
   return start(process.execPath, [...profiling, path.join(__dirname, 'limit-server.js')], {

@@ -20,10 +20,11 @@ function newestMtime(dir) {
 const built = fs.existsSync(output) ? fs.statSync(output).mtimeMs : 0;
 const sources = Math.max(newestMtime(path.join(root, 'src')), newestMtime(path.join(root, 'schemas')), fs.statSync(path.join(root, 'tsconfig.json')).mtimeMs);
 if (built < sources) {
-  process.stderr.write('building dist/ (tsc, then the schema validators)...\n');
+  process.stderr.write('building dist/ (tsc, the schema validators, then the bundle)...\n');
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   execFileSync(process.execPath, [path.join(root, 'scripts', 'compile-schemas.js')], { stdio: 'inherit', cwd: root });
-  // dist/bank/main.js is the freshness mark: touch it last, after the validators.
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'bundle.js')], { stdio: 'inherit', cwd: root });
+  // dist/bank/main.js is the freshness mark: touch it last, after the validators and the bundle.
   const now = new Date();
   fs.utimesSync(output, now, now);
 }

@@ -1,6 +1,6 @@
 // Composition root of the Bank: store, keys, registry, domain services and the HTTP app.
-import fs from 'node:fs';
 import path from 'node:path';
+import { packageVersion } from '../wire/project-root';
 import type express from 'express';
 import type { Logger } from 'winston';
 import { CallbackMessages } from './application/callback-messages';
@@ -95,11 +95,7 @@ const CONFORMANCE_DEFAULTS = { maxResponseBytes: 1024 * 1024, defaultWindowS: 15
 
 /** The version in package.json (the reports name the Bank they came from). */
 function bankVersion(): string {
-  try {
-    return (JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
+  return packageVersion() ?? 'unknown';
 }
 
 /** A router built on its first request (the control plane: its modules load when /sandbox is first used). */

@@ -1,7 +1,6 @@
 // The `sandbox-bank` command (bin/sandbox-bank.js runs it): one word per command, --help everywhere, and the
 // same exit codes for all (0 done, 1 refused or failed, 2 the Bank unreachable or unusable, 3 usage).
-import fs from 'node:fs';
-import path from 'node:path';
+import { packageVersion } from '../wire/project-root';
 import { Command, listText } from './command';
 import { clientsCommand } from './commands/clients';
 import { clockCommand } from './commands/clock';
@@ -41,12 +40,7 @@ export const COMMANDS: readonly Command[] = [
 ];
 
 function version(): string {
-  const file = path.resolve(__dirname, '..', '..', 'package.json');
-  try {
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
+  return packageVersion() ?? 'unknown';
 }
 
 function topHelp(): string {

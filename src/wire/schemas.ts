@@ -1,12 +1,14 @@
 // Compiles the JSON schemas in schemas/ once, and turns ajv errors into the problem `errors` list.
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from './project-root';
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Violation } from './problems';
 import { AJV_OPTIONS, SCHEMA_NAMES, SchemaName } from './schema-options';
 
-export const SCHEMA_DIR = path.resolve(__dirname, '..', '..', 'schemas');
+export const SCHEMA_DIR = path.join(PROJECT_ROOT, 'schemas');
+// Beside dist/wire/ (and beside the bundle in dist/bank/); from src/ under ts-jest there is none, so ajv compiles.
 const PRECOMPILED_DIR = path.join(__dirname, '..', 'compiled-schemas');
 
 const compiled = new Map<string, ValidateFunction>();

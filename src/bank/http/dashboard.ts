@@ -10,13 +10,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../wire/project-root';
 import type express from 'express';
 import type { Request, Response } from 'express';
 import { BankConfig } from '../config';
 import { methodNotAllowed } from '../../wire/http-edge';
 
-/** Where the dashboard's files are, from src/bank/http/ and from dist/bank/http/ alike. */
-export const DASHBOARD_ASSETS_DIR = path.resolve(__dirname, '..', '..', '..', 'src', 'dashboard', 'assets');
+/** Where the dashboard's files are, whether the Bank runs from src/, dist/ or the bundle. */
+export const DASHBOARD_ASSETS_DIR = path.join(PROJECT_ROOT, 'src', 'dashboard', 'assets');
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",

@@ -1,7 +1,6 @@
 // The two OpenAPI 3.1 documents: the Bank's API (GET /openapi.json) and what a Connector must serve
 // (GET /openapi/connector.json), built from the routes tables and the JSON Schemas of schemas/.
-import fs from 'node:fs';
-import path from 'node:path';
+import { packageVersion } from '../../../wire/project-root';
 import { BANK_OPERATIONS, TAGS } from './bank-operations';
 import { CONNECTOR_OPERATIONS, CONNECTOR_TAGS } from './connector-operations';
 import { CONTROL_OPERATIONS } from './control-operations';
@@ -18,14 +17,9 @@ export interface DocumentOptions {
 const BANK_STYLE: DocumentStyle = { requestIdOnEveryAnswer: true };
 const CONNECTOR_STYLE: DocumentStyle = { requestIdOnEveryAnswer: false };
 
-/** package.json's version: four directories up from both src/bank/http/openapi and dist/bank/http/openapi. */
-function packageVersion(): string {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version?: string };
-    return manifest.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
+/** package.json's version (OpenAPI's info.version is required). */
+function documentVersion(): string {
+  return packageVersion() ?? '0.0.0';
 }
 
 const LICENSE = { name: 'MIT', identifier: 'MIT' };
@@ -36,7 +30,7 @@ export function bankDocument(options: DocumentOptions): JsonObject {
     openapi: '3.1.0',
     info: {
       title: 'Sandbox Bank',
-      version: packageVersion(),
+      version: documentVersion(),
       summary: 'The reference Bank side of the payment-order exchange: create, reverse polling, tokens, keys, and the /sandbox control plane.',
       description:
         'Generated from the JSON Schemas in schemas/ (the Bank validates with the same files). Every request of a signed flow carries X-Client-Id, X-Timestamp, X-Nonce and a detached-JWS X-Signature over the signature base its description shows (profile section 1); every refusal is RFC 9457 problem+json with a `code` (profile section 5), except the token endpoint\'s RFC 6749 errors. What the Bank sends a Connector (pull, callbacks) is under webhooks, and in full in GET /openapi/connector.json.',
@@ -65,7 +59,7 @@ export function connectorDocument(): JsonObject {
     openapi: '3.1.0',
     info: {
       title: 'Payment-order Connector (as the Sandbox Bank calls it)',
-      version: packageVersion(),
+      version: documentVersion(),
       summary: 'What a Connector must serve for the Bank: the pull (contract 4.2.1) and the unit and batch callbacks (4.2.2, 4.2.3).',
       description:
         'The Bank signs every request with its key (GET {bank}/.well-known/jwks.json; refetch once on an unknown kid): X-Signature is a detached JWS over the signature base each operation shows (profile section 1). Check X-Timestamp (±300 s) and X-Nonce (never reused) before acting, and the Content-Digest against the raw body bytes. Callbacks come over HTTPS with the Bank\'s client certificate (mTLS).',

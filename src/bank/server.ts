@@ -1,0 +1,119 @@
+// The Bank's process (started by main.ts, from the bundle or from dist/): reads the configuration, prepares TLS (dev
+// PKI), starts the HTTP and HTTPS listeners and the outgoing side, and stops cleanly on SIGTERM/SIGINT.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { Logger } from 'winston';
+import { createBank, loadClientDefinitions } from './bank';
+import { BankConfig, loadConfig } from './config';
+import { createLogger } from '../wire/logger';
+import type { PkiFiles } from './security/pki';
+import { prepareTls, TlsMaterial } from './tls';
+import { ensureDataDir } from '../wire/sqlite';
+import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
+import { Running, runMain } from '../wire/run-main';
+import { listen } from '../wire/http-edge';
+import { launchOf } from '../wire/fast-start';
+
+/**
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
+ * app; answer them with a problem body too, as profile section 5 asks of every 4xx.
+ */
+function answerParserErrors(server: http.Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({
+      type: 'urn:sandbox-bank:problem:header_invalid',
+      title: 'A header is malformed',
+      status: 400,
+      detail: `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`,
+      instance: '',
+      code: 'header_invalid',
+      request_id: randomUUID(),
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}
+
+/** The reverse-polling curl for one registered client (the demo fixture signs with its own credentials file). */
+function reversePollingCurl(files: PkiFiles, clientId: string, httpsPort: number): string {
+  const credentials = clientId === 'demo-connector' ? '' : `CREDENTIALS_FILE=<${clientId} credentials.json> `;
+  return (
+    `${credentials}node scripts/signed-headers.js GET /payment-orders/ORDER_REF/status | curl -sS -H @- ` +
+    `--cacert ${files.caCert} --cert ${files.clientCert(clientId)} --key ${files.clientKey(clientId)} ` +
+    `https://localhost:${httpsPort}/payment-orders/ORDER_REF/status`
+  );
+}
+
+/** Names the files of the clients actually registered, and a curl for one of them (demo-connector when present). */
+function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, clientIds: readonly string[]): void {
+  if (!tls.pki) return;
+  const files = tls.pki;
+  const example = clientIds.includes('demo-connector') ? 'demo-connector' : clientIds[0];
+  const curl = example === undefined ? null : reversePollingCurl(files, example, httpsPort);
+  logger.info('dev PKI ready', {
+    pki_dir: files.dir,
+    created: tls.created,
+    ca: files.caCert,
+    client_certs: Object.fromEntries(clientIds.map((id) => [id, { cert: files.clientCert(id), key: files.clientKey(id) }])),
+    reverse_polling_curl: curl,
+  });
+  if (process.stderr.isTTY && curl) {
+    process.stderr.write(
+      `\nDev PKI in ${files.dir}${tls.created.length ? ` (created ${tls.created.length} certificates)` : ''}\n` +
+        `Reverse polling over mTLS with ${example}'s certificate:\n  ${curl}\n` +
+        `Without --cert/--key the same call answers 403 mtls_required.\n\n`,
+    );
+  }
+}
+
+async function start(config: BankConfig): Promise<Running> {
+  const logger = createLogger(config.logLevel, false, { format: config.logFormat });
+  ensureDataDir(config.dataDir);
+  const clients = loadClientDefinitions(config);
+  const clientIds = clients.map((client) => client.client_id);
+  const tls = await prepareTls(config, clientIds);
+  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
+  const httpServer = http.createServer(bank.app);
+  // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
+  // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
+  const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false }, bank.app);
+  for (const server of [httpServer, httpsServer]) {
+    server.keepAliveTimeout = 65_000;
+    answerParserErrors(server);
+  }
+  const port = await listen(httpServer, config.port, config.host);
+  const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
+  const housekeeping = setInterval(bank.housekeeping, 60_000);
+  housekeeping.unref();
+  bank.outbound.start();
+  announcePki(logger, tls, httpsPort, clientIds);
+  logger.info('sandbox bank listening', {
+    http: `http://localhost:${port}`,
+    https: `https://localhost:${httpsPort}`,
+    data_dir: config.dataDir,
+    mode: config.sandboxMode,
+    kid: bank.signer.kid,
+    clients: bank.registry.all().map((client) => client.id),
+    started_from: launchOf().from,
+    code_cache: launchOf().codeCache,
+  });
+  return {
+    logger,
+    async stop(signal) {
+      logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
+      clearInterval(housekeeping);
+      for (const server of [httpServer, httpsServer]) {
+        server.close();
+        server.closeIdleConnections();
+      }
+      await bank.outbound.stop(config.shutdownTimeoutMs);
+      bank.close();
+    },
+  };
+}
+
+runMain('sandbox-bank', () => loadConfig(), start);
