@@ -72,11 +72,12 @@ function warmUp() {
   };
   child.stderr.on('data', collect);
   const deadline = setTimeout(() => child.kill('SIGKILL'), WARM_UP_TIMEOUT_MS);
+  let asked = false;
   child.stdout.on('data', async (chunk) => {
     collect(chunk);
     const listening = /"http":"http:\/\/localhost:(\d+)"/.exec(output);
-    if (!listening || child.readyzAsked) return;
-    child.readyzAsked = true;
+    if (!listening || asked) return;
+    asked = true;
     const port = Number(listening[1]);
     while (!(await readyzAnswers(port))) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGTERM');

@@ -2,8 +2,8 @@
 // V8 code cache the build wrote for it. Nearly all of a start is node compiling express, winston, ajv and our
 // modules one file at a time; from the bundle and its cache the Bank answers /readyz about a quarter sooner
 // (bench/README.md). Whenever the bundle is missing, older than any of our modules it was made of, or turned off,
-// the modules load as usual, so an edited and recompiled dist/ never runs stale code. The cache is V8's own: a node or V8 that
-// does not match rejects it, and the bundle then compiles as any script would.
+// the modules load as usual, so an edited and recompiled dist/ never runs stale code. The cache is V8's own: a
+// node or V8 that does not match rejects it, and the bundle then compiles as any script would.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
