@@ -37,7 +37,8 @@ describe.each<{ mode: string; env: Record<string, string>; startedFrom: string; 
   let bank: ChildBank;
 
   beforeAll(async () => {
-    bank = await startChildBank({ DATA_DIR: tempDir('sandbox-bank-e2e-start-'), POLL_CRON: 'off', SANDBOX_MODE: 'relaxed', ...env });
+    // V8 takes a code cache only under the flags it was made with: the build's warm-up runs without NODE_OPTIONS.
+    bank = await startChildBank({ DATA_DIR: tempDir('sandbox-bank-e2e-start-'), POLL_CRON: 'off', SANDBOX_MODE: 'relaxed', NODE_OPTIONS: '', ...env });
   });
   afterAll(async () => {
     if (bank.process.exitCode === null) await kill(bank, 'SIGKILL');
