@@ -43,12 +43,12 @@ export function launchOf(): Launch {
 /** Runs `program` from its bundle when `enabled` and the bundle is current; otherwise calls `loadModules`. */
 export function launch(program: string, enabled: boolean, loadModules: () => void): Launch {
   const files = bundleFiles(program);
-  const source = enabled ? currentSource(files) : null;
-  if (source === null) {
+  const bundledAt = enabled ? currentBundleTime(files) : null;
+  if (bundledAt === null) {
     loadModules();
     return MODULES;
   }
-  return runBundle(files.bundle, source, readCache(files.cache, files.bundle));
+  return runBundle(files.bundle, fs.readFileSync(files.bundle, 'utf8'), readCache(files.cache, bundledAt));
 }
 
 function mtimeOf(file: string): number | null {
@@ -59,10 +59,10 @@ function mtimeOf(file: string): number | null {
   }
 }
 
-/** The bundle's text, or null when there is none or any module it was made of has changed since (~1 ms of stats). */
-function currentSource(files: BundleFiles): string | null {
-  const bundled = mtimeOf(files.bundle);
-  if (bundled === null) return null;
+/** When the bundle was written, or null when there is none or any module it was made of has changed since (~1 ms of stats). */
+function currentBundleTime(files: BundleFiles): number | null {
+  const bundledAt = mtimeOf(files.bundle);
+  if (bundledAt === null) return null;
   let inputs: string[];
   try {
     inputs = fs.readFileSync(files.inputs, 'utf8').split('\n').filter(Boolean);
@@ -72,15 +72,15 @@ function currentSource(files: BundleFiles): string | null {
   const dir = path.dirname(files.bundle);
   for (const input of inputs) {
     const changed = mtimeOf(path.join(dir, input));
-    if (changed === null || changed > bundled) return null;
+    if (changed === null || changed > bundledAt) return null;
   }
-  return fs.readFileSync(files.bundle, 'utf8');
+  return bundledAt;
 }
 
 /** The code cache, unless it is missing or older than the bundle (then it was made from another text). */
-function readCache(cache: string, bundle: string): Buffer | undefined {
+function readCache(cache: string, bundledAt: number): Buffer | undefined {
   const written = mtimeOf(cache);
-  if (written === null || written < (mtimeOf(bundle) as number)) return undefined;
+  if (written === null || written < bundledAt) return undefined;
   return fs.readFileSync(cache);
 }
 
