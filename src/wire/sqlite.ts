@@ -45,7 +45,8 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // Checkpoint every 10,000 WAL pages (~40 MB) instead of SQLite's 1,000. A checkpoint copies each page the WAL
     // holds to the database file and syncs it; the Bank rewrites the same few thousand index pages over and over
     // (random nonces, keys, references), so a longer WAL copies each of them once for many more commits. Measured
-    // (issue 15, bench/README.md): the COMMIT's share of a create 82 -> 53 us; server CPU a create -4 %, a poll -7 %.
+    // (issue 15, bench/README.md): the COMMIT's share of a create 82 -> 53 us; server CPU a create -4 %, a poll -7 %;
+    // unit callbacks probably ~5 % slower, not yet explained.
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     migrate(db, migrations);
     return db;
