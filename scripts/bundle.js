@@ -13,11 +13,12 @@ const path = require('node:path');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
 
+// The file names and the cache writer's variable are the launcher's own (just compiled by tsc).
+const { bundleFiles, WRITE_CODE_CACHE_ENV } = require('../dist/wire/fast-start');
+
 const root = path.resolve(__dirname, '..');
 const program = path.join(root, 'dist', 'bank', 'server.js');
-const bundle = path.join(root, 'dist', 'bank', 'server.bundle.js');
-const cache = path.join(root, 'dist', 'bank', 'server.bundle.cache');
-const inputs = path.join(root, 'dist', 'bank', 'server.bundle.inputs');
+const { bundle, cache, inputs } = bundleFiles(program);
 const WARM_UP_TIMEOUT_MS = 60_000;
 
 function warn(message) {
@@ -63,7 +64,7 @@ function warmUp() {
   const child = spawn(process.execPath, [path.join(root, 'dist', 'bank', 'main.js')], {
     cwd: root,
     // Only the defaults and these: the developer's own settings (a CLIENTS_FILE, NODE_OPTIONS...) are not the build's.
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HTTPS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', FAST_START: 'on', SANDBOX_BANK_WRITE_CODE_CACHE: cache },
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HTTPS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', FAST_START: 'on', [WRITE_CODE_CACHE_ENV]: cache },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
