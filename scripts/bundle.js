@@ -114,6 +114,8 @@ async function main() {
 }
 
 main().catch((error) => {
+  // Whatever failed, a bundle not proven by a clean warm-up start is not left for `npm start` to run.
+  for (const file of [bundle, cache, inputs]) fs.rmSync(file, { force: true });
   warn(error.message);
   process.exitCode = 0;
 });
