@@ -52,12 +52,15 @@ export type HeaderBag = Record<string, string | string[]>;
 /** One exchange's secrets: masks by place, remembers the values, then scrubs them anywhere. */
 export class Masker {
   private readonly secrets = new Set<string>();
+  /** The secrets, longest first, sorted once per change rather than for every value scrubbed. */
+  private longestFirst: string[] | null = null;
 
   private remember(secret: string): void {
     if (secret.length < MIN_SCRUB_LENGTH) return;
     this.secrets.add(secret);
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) this.secrets.add(encoded);
+    this.longestFirst = null;
   }
 
   private maskSecret(secret: string, type?: string): string {
@@ -68,7 +71,8 @@ export class Masker {
   /** Lower-case names, secret values masked; undefined values dropped. */
   headers(headers: Readonly<Record<string, unknown>>): HeaderBag {
     const out: HeaderBag = {};
-    for (const [rawName, value] of Object.entries(headers)) {
+    for (const rawName of Object.keys(headers)) {
+      const value = headers[rawName];
       if (value === undefined || value === null) continue;
       const name = rawName.toLowerCase();
       const values = Array.isArray(value) ? value.map(String) : String(value);
@@ -174,7 +178,8 @@ export class Masker {
   scrub(text: string): string {
     let out = this.pem(text);
     if (this.secrets.size === 0) return out;
-    for (const secret of [...this.secrets].sort((a, b) => b.length - a.length)) {
+    this.longestFirst ??= [...this.secrets].sort((a, b) => b.length - a.length);
+    for (const secret of this.longestFirst) {
       if (out.includes(secret)) out = out.split(secret).join(marker(secret));
     }
     return out;
@@ -183,7 +188,10 @@ export class Masker {
   scrubHeaders(headers: HeaderBag): HeaderBag {
     if (this.secrets.size === 0) return headers;
     const out: HeaderBag = {};
-    for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.map((one) => this.scrub(one)) : this.scrub(value);
+    for (const name of Object.keys(headers)) {
+      const value = headers[name];
+      out[name] = Array.isArray(value) ? value.map((one) => this.scrub(one)) : this.scrub(value);
+    }
     return out;
   }
 }
