@@ -303,10 +303,21 @@ async function main() {
       [[results.soak.requests, results.soak.seconds.toFixed(0), results.soak.firstMb.toFixed(1), results.soak.lastMb.toFixed(1), results.soak.slopeMbPerMin.toFixed(2), results.soak.changePct.toFixed(1)]]);
   }
 
-  const file = path.join(__dirname, 'results', `${results.date.slice(0, 10)}${QUICK ? '-quick' : ''}.json`);
+  const file = freshResultsFile(`${results.date.slice(0, 10)}${QUICK ? '-quick' : ''}`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nwrote ${path.relative(ROOT, file)}`);
+}
+
+/** results/<day>.json, or <day>-b.json, -c.json, ... when that day already has a run: a run never overwrites another. */
+function freshResultsFile(day) {
+  const name = (suffix) => path.join(__dirname, 'results', `${day}${suffix}.json`);
+  if (!fs.existsSync(name(''))) return name('');
+  for (let code = 'b'.charCodeAt(0); code <= 'z'.charCodeAt(0); code += 1) {
+    const candidate = name(`-${String.fromCharCode(code)}`);
+    if (!fs.existsSync(candidate)) return candidate;
+  }
+  return name(`-${Date.now()}`);
 }
 
 main().catch((error) => {
