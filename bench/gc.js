@@ -1,0 +1,80 @@
+// What the garbage collector does per signed request: the Bank under `node --trace-gc-nvp`, loaded like the bench
+// (pre-signed requests, c=20, keep-alive), and V8's own figures summed over the measured requests. A request's
+// objects should die young: bytes promoted per request well under a kilobyte, and no mark-compact during the load.
+// usage: npm run build && node bench/gc.js [create|status] [requests]
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+
+const ROOT = process.env.BANK_ROOT || path.join(__dirname, '..');
+const WARM_UP = 3000;
+
+function fire(base, pool) {
+  let next = 0;
+  return autocannon({ url: base, connections: 20, pipelining: 1, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+}
+
+/** Sums V8's name=value trace lines: scavenges and mark-compacts, bytes allocated and promoted, pauses. */
+function summarise(lines, requests) {
+  const sum = { scavenges: 0, markCompacts: 0, allocated: 0, promoted: 0, scavengeMs: 0, markCompactMs: 0 };
+  for (const line of lines) {
+    const field = (name) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+    if (/ gc=s /.test(line)) {
+      sum.scavenges += 1;
+      sum.allocated += field('allocated');
+      sum.promoted += field('promoted');
+      sum.scavengeMs += field('pause');
+    } else if (/ gc=(mc|ms|mmc) /.test(line)) {
+      sum.markCompacts += 1;
+      sum.markCompactMs += field('pause');
+    }
+  }
+  return {
+    requests,
+    scavenges: sum.scavenges,
+    markCompacts: sum.markCompacts,
+    allocatedPerRequestB: Math.round(sum.allocated / requests),
+    promotedPerRequestB: Math.round(sum.promoted / requests),
+    scavengeUsPerRequest: Number(((sum.scavengeMs * 1000) / requests).toFixed(1)),
+    markCompactPauseUsPerRequest: Number(((sum.markCompactMs * 1000) / requests).toFixed(1)),
+  };
+}
+
+async function main() {
+  const flow = process.argv[2] === 'status' ? 'status' : 'create';
+  const requests = Number(process.argv[3] ?? 20_000);
+  pinSelf();
+  const port = await freePort();
+  const trace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-')), 'trace.txt');
+  const env = bankEnv(port, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-data-')));
+  // The trace goes to stdout, which the bench's start() discards: a shell sends it to a file instead.
+  const child = start('/bin/sh', ['-c', `exec "${process.execPath}" --trace-gc-nvp "${path.join(ROOT, 'dist/bank/main.js')}" > "${trace}"`], { cwd: ROOT, env });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+  const token = await fetchToken(base);
+  let references = [];
+  if (flow === 'status') {
+    const seeds = Array.from({ length: 500 }, () => signedCreate(token));
+    await fire(base, seeds);
+    references = seeds.map((seed) => seed.reference);
+  }
+  const request = (index) => (flow === 'create' ? signedCreate(token) : signedStatus(token, references[index % references.length]));
+  await fire(base, Array.from({ length: WARM_UP }, (_, index) => request(index)));
+  const pool = Array.from({ length: requests }, (_, index) => request(index));
+  const measuredFrom = fs.readFileSync(trace, 'utf8').split('\n').length - 1;
+  const result = await fire(base, pool);
+  const lines = fs.readFileSync(trace, 'utf8').split('\n').slice(measuredFrom);
+  await stop(child);
+  const failed = result.non2xx + result.errors;
+  console.log(JSON.stringify({ flow, ...summarise(lines, requests), non2xx: result.non2xx, errors: result.errors }));
+  if (failed > 0) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
