@@ -50,6 +50,7 @@ const EMPTY_BODY = Buffer.alloc(0);
  */
 class InboundExchange implements Exchange {
   rawBody: Buffer = EMPTY_BODY;
+  // What the steps fill in later is declared now, so that every exchange keeps one shape.
   references?: readonly string[] = undefined;
   client?: RegisteredClient = undefined;
   token?: AccessTokenClaims = undefined;
