@@ -6,17 +6,13 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
-const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+const { fetchToken } = require('./lib/signing');
+const { firePool, signedRequests } = require('./lib/signed-load');
 
 const ROOT = process.env.BANK_ROOT || path.join(__dirname, '..');
 const WARM_UP = 3000;
-
-function fire(base, pool) {
-  let next = 0;
-  return autocannon({ url: base, connections: 20, pipelining: 1, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
-}
+const CONNECTIONS = 20;
 
 /** Sums V8's name=value trace lines: scavenges and mark-compacts, bytes allocated and promoted, pauses. */
 function summarise(lines, requests) {
@@ -56,17 +52,11 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
   const token = await fetchToken(base);
-  let references = [];
-  if (flow === 'status') {
-    const seeds = Array.from({ length: 500 }, () => signedCreate(token));
-    await fire(base, seeds);
-    references = seeds.map((seed) => seed.reference);
-  }
-  const request = (index) => (flow === 'create' ? signedCreate(token) : signedStatus(token, references[index % references.length]));
-  await fire(base, Array.from({ length: WARM_UP }, (_, index) => request(index)));
+  const { request } = await signedRequests(base, token, flow);
+  await firePool(base, Array.from({ length: WARM_UP }, (_, index) => request(index)), CONNECTIONS);
   const pool = Array.from({ length: requests }, (_, index) => request(index));
   const measuredFrom = fs.readFileSync(trace, 'utf8').split('\n').length - 1;
-  const result = await fire(base, pool);
+  const result = await firePool(base, pool, CONNECTIONS);
   const lines = fs.readFileSync(trace, 'utf8').split('\n').slice(measuredFrom);
   await stop(child);
   const failed = result.non2xx + result.errors;

@@ -9,9 +9,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
-const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+const { fetchToken } = require('./lib/signing');
+const { firePool, signedRequests } = require('./lib/signed-load');
 const { top, printCosts } = require('./profile-top');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -37,11 +37,6 @@ function launchProfiled(port, dataDir, profileDir) {
   });
 }
 
-async function fire(base, pool, connections) {
-  let next = 0;
-  return autocannon({ url: base, connections, pipelining: 1, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
-}
-
 async function main() {
   pinSelf();
   const profileDir = path.join(__dirname, 'results', 'profiles', `${FLOW}-${SERVER}-${Date.now()}`);
@@ -52,15 +47,9 @@ async function main() {
   await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
   // The limit servers ignore the token; the Bank's own is used only when it is the server.
   const token = SERVER === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
-  let references = [];
-  if (FLOW === 'status') {
-    const seeds = Array.from({ length: 500 }, () => signedCreate(token));
-    await fire(base, seeds, 10);
-    references = seeds.map((seed) => seed.reference);
-  }
-  const request = (index) => (FLOW === 'create' ? signedCreate(token) : signedStatus(token, references[index % references.length]));
+  const { request, seeded } = await signedRequests(base, token, FLOW);
   const pool = Array.from({ length: REQUESTS }, (_, index) => request(index));
-  const result = await fire(base, pool, CONNECTIONS);
+  const result = await firePool(base, pool, CONNECTIONS);
   await stop(child);
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   console.log(`${FLOW} on ${SERVER}, c=${CONNECTIONS}: ${Math.round(result.requests.total / result.duration)}/s under the profiler, non-2xx ${result.non2xx}`);
@@ -70,7 +59,7 @@ async function main() {
     for (const row of rows) console.log(`${row.pct.toFixed(1).padStart(5)} %  ${row.key}`);
   }
   console.log('');
-  printCosts(path.join(profileDir, file), REQUESTS + references.length + (SERVER === 'bank' ? 1 : 0));
+  printCosts(path.join(profileDir, file), REQUESTS + seeded + (SERVER === 'bank' ? 1 : 0));
 }
 
 main().catch((error) => {
