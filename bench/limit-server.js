@@ -14,6 +14,8 @@
 // nonce, rate limit, idempotency, schema or journal: the Bank's whole cost above this is its own.
 //   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5, with stable shapes as the Bank) |
 //     express-as-shipped (express 5 without them: the yardstick before 2026-11-26) | http (bare node:http)
+//   LIMIT_STORE=one-insert (default: the one table above) | required (the rows the specs make a create and a poll
+//     write, through the Bank's own store and group commit: bench/lib/required-rows.js; needs `npm run build`)
 //   PORT, DATA_DIR (the SQLite file goes there; default: a fresh temporary directory)
 'use strict';
 const crypto = require('node:crypto');
@@ -50,7 +52,9 @@ function openStore(dataDir) {
 }
 
 const KEY = demoConnectorKey();
-const store = openStore(process.env.DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'bench-limit-')));
+const DATA_DIR = process.env.DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'bench-limit-'));
+const REQUIRED = process.env.LIMIT_STORE === 'required' ? require('./lib/required-rows').requiredRowsStore(DATA_DIR) : null;
+const store = REQUIRED ? null : openStore(DATA_DIR);
 
 // The two statements in functions of their own, so that a CPU profile (bench/profile.js, the cost summary of
 // profile-top.js) can tell the limit server's SQLite time from its JavaScript.
@@ -93,29 +97,35 @@ function create(req, res, target) {
     const headers = req.headers;
     const digest = verified('POST', target, headers, CREATE_HEADERS, body);
     if (digest === null) return answer(res, 401, { code: 'signature_invalid' });
-    let reference;
+    const text = body.toString('utf8');
+    let payment;
     try {
-      reference = JSON.parse(body.toString('utf8')).reference;
+      payment = JSON.parse(text);
     } catch {
       return answer(res, 400, { code: 'body_malformed' });
     }
+    const reference = payment?.reference;
     const now = Date.now();
     const bankReference = `LIM${now.toString(16)}${crypto.randomBytes(8).toString('hex')}`;
+    const answerOf = (at) => ({ status: REQUIRED ? 'SUCCESS' : 'PENDING', reference, bank_reference: bankReference, timestamp: new Date(at).toISOString() });
+    if (REQUIRED) return REQUIRED.create(req, headers['x-client-id'], text, digest, payment, bankReference, answerOf, (status, value) => answer(res, status, value));
     try {
-      storeOrder(headers['x-client-id'], String(reference), bankReference, 'PENDING', digest, body.toString('utf8'), now);
+      storeOrder(headers['x-client-id'], String(reference), bankReference, 'PENDING', digest, text, now);
     } catch {
       return answer(res, 409, { code: 'duplicate_reference' });
     }
-    answer(res, 200, { status: 'PENDING', reference, bank_reference: bankReference, timestamp: new Date(now).toISOString() });
+    answer(res, 200, answerOf(now));
   });
 }
 
 function status(req, res, target, rawReference) {
   const headers = req.headers;
   if (verified('GET', target, headers, STATUS_HEADERS, '') === null) return answer(res, 401, { code: 'signature_invalid' });
+  const answerOf = (row) => ({ reference: row.reference, bank_reference: row.bank_reference ?? row.bankReference, status: row.status, processed_at: new Date(row.created_at ?? row.processedAt).toISOString() });
+  if (REQUIRED) return REQUIRED.status(req, headers['x-client-id'], rawReference, answerOf, (status, value) => answer(res, status, value));
   const row = findOrder(headers['x-client-id'], rawReference);
   if (!row) return answer(res, 404, { code: 'order_not_found' });
-  answer(res, 200, { reference: row.reference, bank_reference: row.bank_reference, status: row.status, processed_at: new Date(row.created_at).toISOString() });
+  answer(res, 200, answerOf(row));
 }
 
 /**

@@ -3,7 +3,7 @@
 // cannot avoid, on express 5 like the Bank and on bare node:http), a bare express hello-world, WireMock, Prism and
 // json-server, measured in the same run on the same machine. Create and status throughput are reported as a ratio
 // to the express limit server, whose runs are interleaved with the Bank's (same load generator, connections and
-// request count). Never part of npm test.
+// request count), and to the required-rows server (the limit server writing the rows the specs require). Never part of npm test.
 //   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak,journal,clock]
 'use strict';
 const fs = require('node:fs');
@@ -52,13 +52,17 @@ const LIMIT_SERVERS = [
   // The yardstick of the runs before 2026-11-26: express as shipped, its per-request properties added after the
   // prototype swap (src/wire/stable-shapes.ts says why that is slow). Kept to compare with those runs.
   { name: 'limit server (express 5 as shipped, no stable shapes)', kind: 'limit', framework: 'express-as-shipped' },
+  // Not a yardstick of the issue's: what the express limit server costs once it also writes the rows the specs
+  // require (bench/lib/required-rows.js). The Bank over it is what the Bank's own JavaScript costs.
+  { name: 'required rows (the express limit server + the rows the specs require)', kind: 'limit', framework: 'express', store: 'required' },
 ];
+const REQUIRED_ROWS = LIMIT_SERVERS.findIndex((target) => target.store === 'required');
 const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';
 
 async function launch(target, port, dataDir, extraEnv = {}) {
   const startedAt = performance.now();
   if (target.kind === 'limit') {
-    const child = start(process.execPath, [path.join(__dirname, 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: target.framework } });
+    const child = start(process.execPath, [path.join(__dirname, 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: target.framework, LIMIT_STORE: target.store ?? 'one-insert' } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }
@@ -261,15 +265,16 @@ async function main() {
       });
       if (connections === 20) results.rssAfterLoad = { bank: rssOf.get(flowTargets[0]) ?? null, limit: rssOf.get(flowTargets[1]) ?? null, settleS: RSS_SETTLE_S };
       const limit = limits[0];
-      results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit) });
+      results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit), ratioToRequiredRows: ratio(bank, limits[REQUIRED_ROWS]) });
       for (const [index, measured] of limits.entries()) results.throughput.push({ name: LIMIT_SERVERS[index].name, connections, ...measured, ratio: ratio(measured, limit) });
-      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}; limit server ${limit.rps}/s: ${ratio(bank, limit)}x`);
+      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}; limit server ${limit.rps}/s: ${ratio(bank, limit)}x; required rows ${limits[REQUIRED_ROWS].rps}/s: ${ratio(bank, limits[REQUIRED_ROWS])}x`);
       for (const target of targets().filter((t) => t.stub)) {
         const measured = await stubThroughput(target, connections);
         results.throughput.push({ name: target.name, connections, ...measured, ratio: ratio(measured, limit) });
         console.log(`${target.name} c=${connections}: ${measured.rps}/s p50 ${measured.p50} ms p99 ${measured.p99} ms`);
       }
     }
+    for (const r of results.throughput.filter((entry) => entry.ratioToRequiredRows !== undefined)) console.log(`create c=${r.connections}: the Bank is ${r.ratioToRequiredRows}x the required-rows server`);
     printTable(`Throughput (median of ${RUNS} runs; x limit: req/s over the express limit server's at the same connections, same run)`,
       ['server', 'connections', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       results.throughput.map((r) => [r.name, r.connections, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors]));
@@ -282,11 +287,12 @@ async function main() {
 
   if (ONLY.includes('status')) {
     const [bank, ...limits] = await statusThroughput(20);
-    results.status = { ...bank, ratio: ratio(bank, limits[0]), limits: limits.map((measured, index) => ({ name: LIMIT_SERVERS[index].name, ...measured, ratio: ratio(measured, limits[0]) })) };
+    results.status = { ...bank, ratio: ratio(bank, limits[0]), ratioToRequiredRows: ratio(bank, limits[REQUIRED_ROWS]), limits: limits.map((measured, index) => ({ name: LIMIT_SERVERS[index].name, ...measured, ratio: ratio(measured, limits[0]) })) };
     printTable(`Reverse polling (signed GET status, Bearer, relaxed mode over HTTP), c=20, median of ${RUNS} interleaved runs`,
       ['server', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       [['sandbox-bank (express 5): signed status', bank.rps, results.status.ratio.toFixed(2), bank.p50, bank.p99, bank.non2xx, bank.errors],
         ...results.status.limits.map((r) => [r.name, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors])]);
+    console.log(`status: the Bank is ${results.status.ratioToRequiredRows}x the required-rows server`);
   }
 
   if (ONLY.includes('outbound')) {

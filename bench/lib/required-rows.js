@@ -1,0 +1,127 @@
+// The rows the specs make every create and status poll write, and nothing else: the limit server with
+// LIMIT_STORE=required stores through this instead of its one table. It uses the Bank's own store (dist/: the
+// schema with its indexes, the repositories' statements, the group commit), so that the difference between the
+// Bank and this server is the Bank's JavaScript (pipeline, validation, scenarios, the journal's capture and
+// masking), not its SQLite. What each row is for:
+//   nonce             profile section 2 (a nonce is refused when seen within the window; kept across a restart)
+//   idempotency       profile section 6 (the key, the body's fingerprint and the stored answer, kept 24 h)
+//   order, history    contract: the order and its status, and the control plane's timeline of it
+//   event             control-plane.md (the live event stream, replayable from its id)
+//   journal, its ref  control-plane.md section 4 (every exchange with its request and answer, by order),
+//                     written in batches and pruned to the newest 10,000 as the Bank does (on unless
+//                     LIMIT_JOURNAL=off)
+// Every answer waits for the commit of its rows, as the Bank's do.
+'use strict';
+const path = require('node:path');
+
+const DIST = path.resolve(__dirname, '../../dist/bank/store');
+const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+const NONCE_WINDOW_MS = 300 * 1000;
+const JOURNAL_MAX_ENTRIES = 10_000;
+const JOURNAL_PRUNE_SLACK = 100;
+const JOURNAL_FLUSH_AT = 1000;
+const JOURNAL_FLUSH_DELAY_MS = 5;
+
+function repository(file, name, db) {
+  const Repository = require(path.join(DIST, file))[name];
+  return new Repository(db);
+}
+
+/** The journal's rows in batches, as the Bank writes them (one transaction a batch, pruned by count). */
+function journalWriter(repo) {
+  let nextId = repo.lastId() + 1;
+  let prunedUpTo = 0;
+  let pending = [];
+  let timer = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const rows = pending;
+    pending = [];
+    const keepFrom = nextId - 1 - JOURNAL_MAX_ENTRIES;
+    const pruneUpTo = keepFrom - prunedUpTo >= JOURNAL_PRUNE_SLACK ? keepFrom : null;
+    repo.insertMany(rows, pruneUpTo);
+    if (pruneUpTo !== null) prunedUpTo = pruneUpTo;
+  };
+  return (entry) => {
+    pending.push({ ...entry, id: nextId++ });
+    if (pending.length >= JOURNAL_FLUSH_AT) flush();
+    else timer ??= setTimeout(flush, JOURNAL_FLUSH_DELAY_MS);
+  };
+}
+
+/** The request and its answer as the journal keeps them (unmasked: masking is the Bank's own work). */
+function journalEntry(req, clientId, requestBody, status, answerText, reference, startedAt) {
+  const detail = {
+    request: { headers: req.headers, body: requestBody, size: requestBody.length, truncated: false },
+    response: { headers: { 'content-type': 'application/json', 'content-length': String(answerText.length) }, body: answerText, size: answerText.length, truncated: false },
+    error: null,
+  };
+  const url = `http://${req.headers.host}${req.url}`;
+  return {
+    at: startedAt, direction: 'in', clientId, method: req.method, url, path: req.url.split('?')[0], status, code: null,
+    latencyMs: Date.now() - startedAt, requestId: req.headers['x-request-id'] ?? null, detail: JSON.stringify(detail),
+    references: reference === null ? [] : [{ clientId, reference }],
+  };
+}
+
+function requiredRowsStore(dataDir) {
+  const db = require(path.join(DIST, 'db')).openBankDatabase(dataDir);
+  const group = repository('group-commit', 'GroupCommit', db);
+  const nonces = repository('nonces', 'NonceRepository', db);
+  const idempotency = repository('idempotency', 'IdempotencyRepository', db);
+  const orders = repository('orders', 'OrderRepository', db);
+  const events = repository('events', 'EventRepository', db);
+  const journal = process.env.LIMIT_JOURNAL === 'off' ? () => undefined : journalWriter(repository('journal', 'JournalRepository', db));
+
+  /** Answers once the rows are committed (or 500 if the commit failed). */
+  const afterCommit = (send) => {
+    const committed = group.committed();
+    if (committed === null) return send();
+    committed.then(send, () => send(500));
+  };
+
+  return {
+    /** Spends the nonce, checks the key and the reference, stores order, history, event and key; null: refused. */
+    create(req, clientId, bodyText, digest, payment, bankReference, answerOf, send) {
+      const now = Date.now();
+      const headers = req.headers;
+      if (!group.runStatement(() => nonces.spend(clientId, headers['x-nonce'], now, now + NONCE_WINDOW_MS))) return send(401, { code: 'nonce_replayed' });
+      const key = headers['x-idempotency-key'];
+      if (idempotency.find(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
+      const value = answerOf(now);
+      const answerText = JSON.stringify(value);
+      const change = { from: null, to: 'SUCCESS', reasonCode: null, reasonMessage: null, at: now };
+      const order = {
+        clientId, reference: payment.reference, bankReference, source: 'push', status: 'SUCCESS', reasonCode: null, reasonMessage: null,
+        scenario: 'SUCCESS', scenarioSource: 'default', responseMode: 'sync', callbacks: 'normal', pollsToThrottle: 0, pollAnswer: 'status',
+        settleAt: null, finalStatus: null, finalReasonCode: null, initiatedAt: payment.initiated_at, initiatedAtMs: Date.parse(payment.initiated_at),
+        totalAmount: payment.total_amount, currency: payment.currency, payload: bodyText, createdAt: now, processedAt: now,
+      };
+      try {
+        group.run(() => {
+          if (orders.find(clientId, order.reference)) throw new Error('duplicate_reference');
+          orders.insert(order, change, 'accepted via push (default: SUCCESS)');
+          events.insert(now, 'order.created', clientId, JSON.stringify({ client_id: clientId, reference: order.reference, bank_reference: bankReference, status: 'SUCCESS', from: null, source: 'push' }));
+          idempotency.record(clientId, key, digest, now, IDEMPOTENCY_RETENTION_MS, order.reference, 200, Buffer.from(answerText));
+        });
+      } catch {
+        return send(409, { code: 'duplicate_reference' });
+      }
+      journal(journalEntry(req, clientId, bodyText, 200, answerText, order.reference, now));
+      afterCommit((failed) => send(failed ?? 200, failed ? { code: 'internal' } : value));
+    },
+
+    /** Spends the nonce and reads the order's status; the poll's journal entry. */
+    status(req, clientId, reference, answerOf, send) {
+      const now = Date.now();
+      if (!group.runStatement(() => nonces.spend(clientId, req.headers['x-nonce'], now, now + NONCE_WINDOW_MS))) return send(401, { code: 'nonce_replayed' });
+      const row = orders.findPolled(clientId, reference);
+      const [status, value] = row ? [200, answerOf(row)] : [404, { code: 'order_not_found' }];
+      journal(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now));
+      afterCommit((failed) => send(failed ?? status, failed ? { code: 'internal' } : value));
+    },
+  };
+}
+
+module.exports = { requiredRowsStore };

@@ -1,0 +1,85 @@
+// The bench's required-rows server (bench/limit-server.js with LIMIT_STORE=required) writes, through the Bank's
+// own store, the rows the specs make a create and a status poll write, and answers after they are committed. The
+// bench divides the Bank by it, so it must keep working when the store's repositories change.
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { freePort, waitForAnswer } = require('../../bench/lib/processes');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signedCreate, signedStatus } = require('../../bench/lib/signing');
+
+interface SignedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  reference?: string;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** SIGTERM (the server exits through process.exit), then the exit. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('the required-rows server of the bench', () => {
+  let child: ChildProcess;
+  let base: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'required-rows-'));
+    const port = await freePort();
+    child = spawn(process.execPath, [path.join(ROOT, 'bench/limit-server.js')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LIMIT_STORE: 'required' },
+      stdio: 'ignore',
+    });
+    base = `http://127.0.0.1:${port}`;
+    await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+  });
+
+  afterAll(async () => {
+    await stop(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const send = async (request: SignedRequest) => {
+    const response = await fetch(`${base}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('stores a create and its poll as the Bank does, and refuses a spent nonce', async () => {
+    const create: SignedRequest = signedCreate('token');
+    const created = await send(create);
+    expect(created).toMatchObject({ status: 200, body: { status: 'SUCCESS', reference: create.reference } });
+    expect(await send(create)).toEqual({ status: 401, body: { code: 'nonce_replayed' } });
+    const polled = await send(signedStatus('token', create.reference));
+    expect(polled).toMatchObject({ status: 200, body: { reference: create.reference, status: 'SUCCESS', bank_reference: created.body.bank_reference } });
+    expect((await send(signedStatus('token', 'NO-SUCH-ORDER'))).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the journal's batch is written within 5 ms
+    await stop(child);
+
+    const db = new Database(path.join(dataDir, 'sandbox-bank.sqlite'), { readonly: true });
+    const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).pluck().get(...args) as number);
+    try {
+      expect(count('SELECT COUNT(*) FROM orders WHERE reference = ?', create.reference)).toBe(1);
+      expect(count('SELECT COUNT(*) FROM order_status_history WHERE reference = ?', create.reference)).toBe(1);
+      expect(count('SELECT COUNT(*) FROM idempotency_records WHERE reference = ?', create.reference)).toBe(1);
+      expect(count("SELECT COUNT(*) FROM events WHERE type = 'order.created'")).toBe(1);
+      expect(count('SELECT COUNT(*) FROM nonces')).toBe(3);
+      expect(count('SELECT COUNT(*) FROM journal')).toBe(3);
+      expect(count('SELECT COUNT(*) FROM journal_refs WHERE reference = ?', create.reference)).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+});
