@@ -2,7 +2,7 @@
 // A CPU profile of a server under the bench's own load: `node --cpu-prof` on the Bank (or the limit server),
 // pinned like `npm run bench`, autocannon with pre-signed requests at c=20, then the top frames by self time
 // and the busy time per request by what spends it (profile-top.js --by=cost).
-//   node bench/profile.js [create|status] [--server=bank|limit|limit-http] [--requests=20000] [--connections=20]
+//   node bench/profile.js [create|status] [--server=bank|limit|limit-http|required] [--requests=20000] [--connections=20]
 // The .cpuprofile is kept in bench/results/profiles/ (open it in Chrome DevTools for the call tree). BANK_ROOT
 // profiles another build of the Bank (its dist/), for a before/after comparison.
 'use strict';
@@ -33,7 +33,7 @@ function launchProfiled(port, dataDir, profileDir) {
   }
   return start(process.execPath, [...profiling, path.join(__dirname, 'limit-server.js')], {
     cwd: ROOT,
-    env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: SERVER === 'limit-http' ? 'http' : 'express' },
+    env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: SERVER === 'limit-http' ? 'http' : 'express', LIMIT_STORE: SERVER === 'required' ? 'required' : 'one-insert' },
   });
 }
 
