@@ -11,7 +11,8 @@
 // With express, the properties express and router add to every request are created before express swaps the
 // prototypes, as the Bank does (src/wire/stable-shapes.ts), so that the yardstick has the same trick.
 // SQLite through better-sqlite3 in WAL mode with synchronous=NORMAL, as the Bank opens it. No token, timestamp,
-// nonce, rate limit, idempotency, schema or journal: the Bank's whole cost above this is its own.
+// nonce, rate limit, idempotency, schema or journal (by default; see LIMIT_STORE): the Bank's whole cost above this
+// is its own.
 //   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5, with stable shapes as the Bank) |
 //     express-as-shipped (express 5 without them: the yardstick before 2026-11-26) | http (bare node:http)
 //   LIMIT_STORE=one-insert (default: the one table above) | required (the rows the specs make a create and a poll

@@ -74,6 +74,9 @@ function requiredRowsStore(dataDir) {
   const events = repository('events', 'EventRepository', db);
   const journal = process.env.LIMIT_JOURNAL === 'off' ? () => undefined : journalWriter(repository('journal', 'JournalRepository', db));
 
+  /** The profile's nonce check, as the Bank runs it: one statement in the open group; false when spent. */
+  const spendNonce = (clientId, nonce, now) => group.runStatement(() => nonces.spend(clientId, nonce, now, now + NONCE_WINDOW_MS));
+
   /** Answers once the rows are committed (or 500 if the commit failed). */
   const afterCommit = (send) => {
     const committed = group.committed();
@@ -82,11 +85,11 @@ function requiredRowsStore(dataDir) {
   };
 
   return {
-    /** Spends the nonce, checks the key and the reference, stores order, history, event and key; null: refused. */
+    /** Spends the nonce, checks the key and the reference, stores order, history, event and key, then answers. */
     create(req, clientId, bodyText, digest, payment, bankReference, answerOf, send) {
       const now = Date.now();
       const headers = req.headers;
-      if (!group.runStatement(() => nonces.spend(clientId, headers['x-nonce'], now, now + NONCE_WINDOW_MS))) return send(401, { code: 'nonce_replayed' });
+      if (!spendNonce(clientId, headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
       const key = headers['x-idempotency-key'];
       if (idempotency.find(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
       const value = answerOf(now);
@@ -115,7 +118,7 @@ function requiredRowsStore(dataDir) {
     /** Spends the nonce and reads the order's status; the poll's journal entry. */
     status(req, clientId, reference, answerOf, send) {
       const now = Date.now();
-      if (!group.runStatement(() => nonces.spend(clientId, req.headers['x-nonce'], now, now + NONCE_WINDOW_MS))) return send(401, { code: 'nonce_replayed' });
+      if (!spendNonce(clientId, req.headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
       const row = orders.findPolled(clientId, reference);
       const [status, value] = row ? [200, answerOf(row)] : [404, { code: 'order_not_found' }];
       journal(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now));
