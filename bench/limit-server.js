@@ -108,25 +108,23 @@ function create(req, res, target) {
     const reference = payment?.reference;
     const now = Date.now();
     const bankReference = `LIM${now.toString(16)}${crypto.randomBytes(8).toString('hex')}`;
-    const answerOf = (at) => ({ status: REQUIRED ? 'SUCCESS' : 'PENDING', reference, bank_reference: bankReference, timestamp: new Date(at).toISOString() });
-    if (REQUIRED) return REQUIRED.create(req, headers['x-client-id'], text, digest, payment, bankReference, answerOf, (status, value) => answer(res, status, value));
+    if (REQUIRED) return REQUIRED.create(req, headers['x-client-id'], text, digest, payment, bankReference, (status, value) => answer(res, status, value));
     try {
       storeOrder(headers['x-client-id'], String(reference), bankReference, 'PENDING', digest, text, now);
     } catch {
       return answer(res, 409, { code: 'duplicate_reference' });
     }
-    answer(res, 200, answerOf(now));
+    answer(res, 200, { status: 'PENDING', reference, bank_reference: bankReference, timestamp: new Date(now).toISOString() });
   });
 }
 
 function status(req, res, target, rawReference) {
   const headers = req.headers;
   if (verified('GET', target, headers, STATUS_HEADERS, '') === null) return answer(res, 401, { code: 'signature_invalid' });
-  const answerOf = (row) => ({ reference: row.reference, bank_reference: row.bank_reference ?? row.bankReference, status: row.status, processed_at: new Date(row.created_at ?? row.processedAt).toISOString() });
-  if (REQUIRED) return REQUIRED.status(req, headers['x-client-id'], rawReference, answerOf, (status, value) => answer(res, status, value));
+  if (REQUIRED) return REQUIRED.status(req, headers['x-client-id'], rawReference, (status, value) => answer(res, status, value));
   const row = findOrder(headers['x-client-id'], rawReference);
   if (!row) return answer(res, 404, { code: 'order_not_found' });
-  answer(res, 200, answerOf(row));
+  answer(res, 200, { reference: row.reference, bank_reference: row.bank_reference, status: row.status, processed_at: new Date(row.created_at).toISOString() });
 }
 
 /**

@@ -274,7 +274,6 @@ async function main() {
         console.log(`${target.name} c=${connections}: ${measured.rps}/s p50 ${measured.p50} ms p99 ${measured.p99} ms`);
       }
     }
-    for (const r of results.throughput.filter((entry) => entry.ratioToRequiredRows !== undefined)) console.log(`create c=${r.connections}: the Bank is ${r.ratioToRequiredRows}x the required-rows server`);
     printTable(`Throughput (median of ${RUNS} runs; x limit: req/s over the express limit server's at the same connections, same run)`,
       ['server', 'connections', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       results.throughput.map((r) => [r.name, r.connections, r.rps, r.ratio.toFixed(2), r.p50, r.p99, r.non2xx, r.errors]));

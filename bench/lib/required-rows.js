@@ -86,13 +86,13 @@ function requiredRowsStore(dataDir) {
 
   return {
     /** Spends the nonce, checks the key and the reference, stores order, history, event and key, then answers. */
-    create(req, clientId, bodyText, digest, payment, bankReference, answerOf, send) {
+    create(req, clientId, bodyText, digest, payment, bankReference, send) {
       const now = Date.now();
       const headers = req.headers;
       if (!spendNonce(clientId, headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
       const key = headers['x-idempotency-key'];
       if (idempotency.find(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
-      const value = answerOf(now);
+      const value = { status: 'SUCCESS', reference: payment.reference, bank_reference: bankReference, timestamp: new Date(now).toISOString() };
       const answerText = JSON.stringify(value);
       const change = { from: null, to: 'SUCCESS', reasonCode: null, reasonMessage: null, at: now };
       const order = {
@@ -116,11 +116,13 @@ function requiredRowsStore(dataDir) {
     },
 
     /** Spends the nonce and reads the order's status; the poll's journal entry. */
-    status(req, clientId, reference, answerOf, send) {
+    status(req, clientId, reference, send) {
       const now = Date.now();
       if (!spendNonce(clientId, req.headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
       const row = orders.findPolled(clientId, reference);
-      const [status, value] = row ? [200, answerOf(row)] : [404, { code: 'order_not_found' }];
+      const [status, value] = row
+        ? [200, { reference: row.reference, bank_reference: row.bankReference, status: row.status, processed_at: new Date(row.processedAt).toISOString() }]
+        : [404, { code: 'order_not_found' }];
       journal(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now));
       afterCommit((failed) => send(failed ?? status, failed ? { code: 'internal' } : value));
     },
