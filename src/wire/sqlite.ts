@@ -32,6 +32,9 @@ export function ensureDataDir(dataDir: string): void {
 /** Pages in the WAL before SQLite checkpoints it (see openDatabase). */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
+/** The page cache's ceiling in KiB: SQLite's own default, where better-sqlite3's build sets 16,000 (see openDatabase). */
+export const PAGE_CACHE_KIB = 2_000;
+
 export function openDatabase(dataDir: string, migrations: readonly Migration[]): Db {
   ensureDataDir(dataDir);
   const file = databasePath(dataDir);
@@ -48,6 +51,11 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // (issue 15, bench/README.md): the COMMIT's share of a create 82 -> 53 us; server CPU a create -4 %, a poll -7 %;
     // unit callbacks probably ~5 % slower, not yet explained.
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    // better-sqlite3 is built with a 16 MB page cache, and a Bank under load fills it: after the bench's 60,000
+    // creates it was 15 MB of the 22 MB malloc'ed on the main thread. The hot pages (the right edges of the order
+    // and journal trees, the poll's lookups) fit in 2 MB; the rest come from the OS's file cache. Measured (issue 15,
+    // bench/README.md): RSS after the load -16 MB, SQLite time a create the same within noise.
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     migrate(db, migrations);
     return db;
   } catch (error) {

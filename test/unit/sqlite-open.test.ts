@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
+import { openDatabase, PAGE_CACHE_KIB, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
 
 const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
 
@@ -14,7 +14,7 @@ describe('openDatabase', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('opens in WAL mode, synchronous NORMAL, with foreign keys and a checkpoint every 10,000 pages', () => {
+  it('opens in WAL mode, synchronous NORMAL, with foreign keys, a checkpoint every 10,000 pages and a 2 MB page cache', () => {
     const db = openDatabase(dir, MIGRATIONS);
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -22,8 +22,28 @@ describe('openDatabase', () => {
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(WAL_AUTOCHECKPOINT_PAGES).toBe(10_000);
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
+      // Negative: KiB, not pages. better-sqlite3's own build would say -16000.
+      expect(PAGE_CACHE_KIB).toBe(2_000);
+      expect(db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
     } finally {
       db.close();
+    }
+  });
+
+  it('holds far more than the page cache, on disk and in memory alike', () => {
+    for (const dataDir of [dir, ':memory:']) {
+      const db = openDatabase(dataDir, MIGRATIONS);
+      try {
+        const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+        // ~3,000 pages (12 MB), six times the cache: an in-memory store must not lose the pages it cannot cache.
+        db.transaction(() => {
+          for (let i = 0; i < 3_000; i += 1) insert.run(`${i}:${'x'.repeat(3_000)}`);
+        })();
+        expect(db.prepare('SELECT COUNT(*) FROM t').pluck().get()).toBe(3_000);
+        expect(db.prepare('SELECT v FROM t WHERE id = 1').pluck().get()).toMatch(/^0:x{3000}$/);
+      } finally {
+        db.close();
+      }
     }
   });
 
