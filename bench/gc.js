@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
 const { fetchToken } = require('./lib/signing');
 const { firePool, signedRequests } = require('./lib/signed-load');
 
@@ -48,7 +48,7 @@ async function main() {
   const trace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-')), 'trace.txt');
   const env = bankEnv(port, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-data-')));
   // The trace goes to stdout, which the bench's start() discards: a shell sends it to a file instead.
-  const child = start('/bin/sh', ['-c', `exec "${process.execPath}" --trace-gc-nvp "${path.join(ROOT, 'dist/bank/main.js')}" > "${trace}"`], { cwd: ROOT, env });
+  const child = start('/bin/sh', ['-c', `exec "${process.execPath}" ${bankArgs(ROOT, ['--trace-gc-nvp']).map((arg) => `"${arg}"`).join(' ')} > "${trace}"`], { cwd: ROOT, env });
   const base = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
   const token = await fetchToken(base);

@@ -14,6 +14,7 @@ const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const { CORES, pinSelf } = require('./lib/processes');
+const { bankNodeFlags } = require('../scripts/start-flags');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -77,7 +78,7 @@ async function devPki() {
 function startBank(settings) {
   const script = path.join(__dirname, 'lib', 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
-  const node = [process.execPath, ...profile, script, JSON.stringify(settings)];
+  const node = [process.execPath, ...bankNodeFlags(ROOT), ...profile, script, JSON.stringify(settings)];
   const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {

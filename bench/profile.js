@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
 const { fetchToken } = require('./lib/signing');
 const { firePool, signedRequests } = require('./lib/signed-load');
 const { top, printCosts } = require('./profile-top');
@@ -25,7 +25,7 @@ const CONNECTIONS = Number(option('connections', 20));
 function launchProfiled(port, dataDir, profileDir) {
   const profiling = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   if (SERVER === 'bank') {
-    return start(process.execPath, [...profiling, path.join(BANK_ROOT, 'dist/bank/main.js')], {
+    return start(process.execPath, bankArgs(BANK_ROOT, profiling), {
       cwd: BANK_ROOT,
       // From the modules, not the bundle: the profile's frames then name each file (profile-top.js classes them by it).
       env: { ...bankEnv(port, dataDir), FAST_START: 'off' },

@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { CORES, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
+const { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -67,7 +67,7 @@ async function launch(target, port, dataDir, extraEnv = {}) {
     return { child, ms };
   }
   if (target.kind === 'bank') {
-    const child = start(process.execPath, [path.join(BANK_ROOT, 'dist/bank/main.js')], { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...target.settings, ...extraEnv } });
+    const child = start(process.execPath, bankArgs(BANK_ROOT), { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...target.settings, ...extraEnv } });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }

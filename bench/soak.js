@@ -5,7 +5,7 @@ const os = require('node:os');
 const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { bankEnv, freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
+const { bankArgs, bankEnv, freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -25,7 +25,7 @@ async function soak(total) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
   const startedAt = performance.now();
-  const child = start(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], {
+  const child = start(process.execPath, bankArgs(ROOT), {
     cwd: ROOT,
     env: bankEnv(port, dataDir),
   });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs `tsc` only when dist/ is missing or older than any file under src/, so `npm start` stays fast.
+// Runs `tsc` only when dist/ is missing or older than any file under src/ (or its configuration), so `npm start` stays fast.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,7 +18,9 @@ function newestMtime(dir) {
 }
 
 const built = fs.existsSync(output) ? fs.statSync(output).mtimeMs : 0;
-const sources = Math.max(newestMtime(path.join(root, 'src')), newestMtime(path.join(root, 'schemas')), fs.statSync(path.join(root, 'tsconfig.json')).mtimeMs);
+// package.json too: its "start" holds the node flags the bundle's code cache is made under (scripts/start-flags.js).
+const configs = ['tsconfig.json', 'package.json'].map((file) => fs.statSync(path.join(root, file)).mtimeMs);
+const sources = Math.max(newestMtime(path.join(root, 'src')), newestMtime(path.join(root, 'schemas')), ...configs);
 if (built < sources) {
   process.stderr.write('building dist/ (tsc, the schema validators, then the bundle)...\n');
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });

@@ -5,10 +5,20 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
+const path = require('node:path');
+const { bankNodeFlags } = require('../../scripts/start-flags');
 
 const CORES = os.cpus().length;
 
 /** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
+/**
+ * node's arguments for the built Bank in `root`, as its npm start runs it (its package.json's node flags), with
+ * `extraFlags` (a profiler, a GC trace) before the script.
+ */
+function bankArgs(root, extraFlags = []) {
+  return [...bankNodeFlags(root), ...extraFlags, path.join(root, 'dist/bank/main.js')];
+}
+
 function bankEnv(port, dataDir) {
   return {
     PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed',
@@ -122,4 +132,4 @@ function median(values) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { CORES, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };
+module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };

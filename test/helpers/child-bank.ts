@@ -4,6 +4,9 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { ROOT } from './bank';
 
+// npm start's node flags (package.json), so that the child takes the build's code cache as npm start would.
+const { bankNodeFlags } = require('../../scripts/start-flags') as { bankNodeFlags(root: string): string[] };
+
 export interface ChildBank {
   process: ChildProcess;
   httpUrl: string;
@@ -12,7 +15,7 @@ export interface ChildBank {
 }
 
 export async function startChildBank(env: Record<string, string>, startupTimeoutMs = 15_000): Promise<ChildBank> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bank/main.js')], {
+  const child = spawn(process.execPath, [...bankNodeFlags(ROOT), path.join(ROOT, 'dist/bank/main.js')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HTTPS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

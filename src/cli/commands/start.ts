@@ -1,6 +1,7 @@
-// sandbox-bank start: the Bank itself, exactly as `npm start` runs it (src/bank/main.ts: settings from the
-// environment, both listeners, the outgoing side, a graceful stop on SIGTERM/SIGINT). The flags only set the
-// environment variables of the same meaning (docs/configuration.md lists them all).
+// sandbox-bank start: the Bank itself, as `npm start` runs it (src/bank/main.ts: settings from the environment, both
+// listeners, the outgoing side, a graceful stop on SIGTERM/SIGINT), but in this process, so without npm start's node
+// flags (docs/architecture.md, Memory). The flags only set the environment variables of the same meaning
+// (docs/configuration.md lists them all).
 import { command } from '../command';
 import type { CliIo } from '../io';
 
