@@ -10,7 +10,6 @@ const { bankNodeFlags } = require('../../scripts/start-flags');
 
 const CORES = os.cpus().length;
 
-/** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
 /**
  * node's arguments for the built Bank in `root`, as its npm start runs it (its package.json's node flags), with
  * `extraFlags` (a profiler, a GC trace) before the script.
@@ -19,6 +18,7 @@ function bankArgs(root, extraFlags = []) {
   return [...bankNodeFlags(root), ...extraFlags, path.join(root, 'dist/bank/main.js')];
 }
 
+/** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
 function bankEnv(port, dataDir) {
   return {
     PORT: String(port), HTTPS_PORT: '0', DATA_DIR: dataDir, POLL_CRON: 'off', LOG_LEVEL: 'warn', SANDBOX_MODE: 'relaxed',
