@@ -54,7 +54,7 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // better-sqlite3 is built with a 16 MB page cache, and a Bank under load fills it: after the bench's 60,000
     // creates it was 15 MB of the 22 MB malloc'ed on the main thread. The hot pages (the right edges of the order
     // and journal trees, the poll's lookups) fit in 2 MB; the rest come from the OS's file cache. Measured (issue 15,
-    // bench/README.md): RSS after the load -16 MB, SQLite time a create the same within noise.
+    // bench/README.md): RSS after the load -15 MB, SQLite time a create the same within noise.
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     migrate(db, migrations);
     return db;
