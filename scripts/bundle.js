@@ -15,7 +15,7 @@ const { spawn } = require('node:child_process');
 
 // The file names and the cache writer's variable are the launcher's own (just compiled by tsc).
 const { bundleFiles, WRITE_CODE_CACHE_ENV } = require('../dist/wire/fast-start');
-const { bankNodeFlags } = require('./start-flags');
+const { bankArgs } = require('./start-flags');
 
 const root = path.resolve(__dirname, '..');
 const program = path.join(root, 'dist', 'bank', 'server.js');
@@ -63,7 +63,7 @@ function readyzAnswers(port) {
 function warmUp() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-bank-warm-up-'));
   // Under npm start's node flags: V8 refuses a code cache made under other flags.
-  const child = spawn(process.execPath, [...bankNodeFlags(root), path.join(root, 'dist', 'bank', 'main.js')], {
+  const child = spawn(process.execPath, bankArgs(root), {
     cwd: root,
     // Only the defaults and these: the developer's own settings (a CLIENTS_FILE, NODE_OPTIONS...) are not the build's.
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HTTPS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', FAST_START: 'on', [WRITE_CODE_CACHE_ENV]: cache },

@@ -16,4 +16,9 @@ function bankNodeFlags(root = path.resolve(__dirname, '..')) {
   return match[1].split(' ').filter(Boolean);
 }
 
-module.exports = { bankNodeFlags };
+/** node's arguments for the built Bank in `root` as npm start runs it, with `extraFlags` (a profiler, a trace) too. */
+function bankArgs(root, extraFlags = []) {
+  return [...bankNodeFlags(root), ...extraFlags, path.join(root, 'dist', 'bank', 'main.js')];
+}
+
+module.exports = { bankNodeFlags, bankArgs };

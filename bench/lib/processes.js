@@ -5,18 +5,9 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
-const path = require('node:path');
-const { bankNodeFlags } = require('../../scripts/start-flags');
+const { bankArgs } = require('../../scripts/start-flags');
 
 const CORES = os.cpus().length;
-
-/**
- * node's arguments for the built Bank in `root`, as its npm start runs it (its package.json's node flags), with
- * `extraFlags` (a profiler, a GC trace) before the script.
- */
-function bankArgs(root, extraFlags = []) {
-  return [...bankNodeFlags(root), ...extraFlags, path.join(root, 'dist/bank/main.js')];
-}
 
 /** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
 function bankEnv(port, dataDir) {

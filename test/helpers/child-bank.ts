@@ -1,11 +1,10 @@
 // Runs the built Bank (dist/bank/main.js) as a child process, for crash and end-to-end tests.
 import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import readline from 'node:readline';
 import { ROOT } from './bank';
 
-// npm start's node flags (package.json), so that the child takes the build's code cache as npm start would.
-const { bankNodeFlags } = require('../../scripts/start-flags') as { bankNodeFlags(root: string): string[] };
+// The Bank as npm start runs it, node flags included (package.json), so that it takes the build's code cache.
+const { bankArgs } = require('../../scripts/start-flags') as { bankArgs(root: string): string[] };
 
 export interface ChildBank {
   process: ChildProcess;
@@ -15,7 +14,7 @@ export interface ChildBank {
 }
 
 export async function startChildBank(env: Record<string, string>, startupTimeoutMs = 15_000): Promise<ChildBank> {
-  const child = spawn(process.execPath, [...bankNodeFlags(ROOT), path.join(ROOT, 'dist/bank/main.js')], {
+  const child = spawn(process.execPath, bankArgs(ROOT), {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HTTPS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,8 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
-const { bankNodeFlags } = require('../../scripts/start-flags') as { bankNodeFlags(root?: string): string[] };
-const { bankArgs } = require('../../bench/lib/processes') as { bankArgs(root: string, extra?: string[]): string[] };
+const { bankNodeFlags, bankArgs } = require('../../scripts/start-flags') as {
+  bankNodeFlags(root?: string): string[];
+  bankArgs(root: string, extra?: string[]): string[];
+};
 
 function packageStart(root: string, start: string): string {
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ scripts: { start } }));
@@ -42,7 +44,7 @@ describe("the Bank's node flags", () => {
     }
   });
 
-  it('come before any flag the bench adds and the script', () => {
+  it('come first in every launcher\'s arguments, before the bench\'s own flags and the script', () => {
     expect(bankArgs(ROOT, ['--cpu-prof'])).toEqual([...bankNodeFlags(), '--cpu-prof', path.join(ROOT, 'dist/bank/main.js')]);
   });
 });
