@@ -15,9 +15,11 @@
 const path = require('node:path');
 
 const DIST = path.resolve(__dirname, '../../dist/bank/store');
-const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
-const NONCE_WINDOW_MS = 300 * 1000;
-const JOURNAL_MAX_ENTRIES = 10_000;
+// The Bank's own defaults (src/bank/config.ts), so that these rows live as long as the Bank keeps them.
+const { DEFAULTS } = require('../../dist/bank/config');
+const IDEMPOTENCY_RETENTION_MS = DEFAULTS.idempotencyRetentionS * 1000;
+const NONCE_WINDOW_MS = DEFAULTS.timestampWindowS * 1000;
+const JOURNAL_MAX_ENTRIES = DEFAULTS.journalMaxEntries;
 const JOURNAL_PRUNE_SLACK = 100;
 const JOURNAL_FLUSH_AT = 1000;
 const JOURNAL_FLUSH_DELAY_MS = 5;
