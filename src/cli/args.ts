@@ -138,6 +138,29 @@ export class Parsed {
 }
 
 /**
+ * `--name value` becomes `--name=value` for every option that takes a value, as getopt does: the next word is the
+ * value even when it starts with a dash. Generated secrets are base64url, so one in 64 starts with "-", and parseArgs
+ * alone calls `--client-secret -abc` ambiguous.
+ */
+function joinOptionValues(argv: readonly string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>): string[] {
+  const longOf = new Map<string, string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    longOf.set(`--${name}`, name);
+    if (option.short) longOf.set(`-${option.short}`, name);
+  }
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') return [...joined, ...argv.slice(i)];
+    const name = longOf.get(word);
+    if (name !== undefined && i + 1 < argv.length) joined.push(`--${name}=${argv[++i]}`);
+    else joined.push(word);
+  }
+  return joined;
+}
+
+/**
  * Parses `argv` (the words after the command's name) against `spec`. `--help` prints the help and answers null;
  * an unknown flag, a missing value or a wrong number of arguments throws a usage error.
  */
@@ -148,7 +171,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], io: Cli
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinOptionValues(argv, options), options, allowPositionals: true, strict: true });
   } catch (error) {
     throw usageError((error as Error).message.split('\n')[0]);
   }

@@ -84,6 +84,8 @@ describe('usage errors: exit 3, and nothing is sent', () => {
     ['a missing argument', ['orders', 'show', 'acme'], 'missing <REFERENCE>'],
     ['an extra argument', ['reset', 'everything'], 'unexpected argument "everything"'],
     ['a flag without its value', ['orders', 'list', '--client'], "Option '--client <value>' argument missing"],
+    ['a value that starts with a dash (it is the value)', ['clients', 'list', '--bank', '-x'], 'got "-x"'],
+    ['a short flag whose value starts with a dash', ['verify', 'GET', '/payment-orders/R/status', '-H', '-x'], '-H: "-x" is not a "name: value" header'],
     ['a bad enum value', ['orders', 'list', '--status', 'DONE'], '--status must be one of PENDING, SUCCESS, FAILED'],
     ['a bad number', ['wait', 'acme', 'R', '--timeout-s', 'soon'], '--timeout-s must be an integer from 0 to 300'],
     ['a bad Bank URL', ['clients', 'list', '--bank', 'localhost:8080'], '--bank must be an http:// or https:// URL'],

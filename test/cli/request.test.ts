@@ -178,6 +178,11 @@ describe('sandbox-bank token', () => {
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('token refused: 401')]);
     expect((await runCli(['token', '--credentials', DEMO_CREDENTIALS, '--bank', await deadUrl()])).code).toBe(2);
   });
+
+  it('a secret that starts with a dash is still the secret (one generated secret in 64 does)', async () => {
+    const dashed = await cli(['token', '--client-id', 'nobody', '--client-secret', '-x']);
+    expect([dashed.code, dashed.stderr]).toEqual([2, expect.stringContaining('token refused: 401')]);
+  });
 });
 
 describe('sandbox-bank sign', () => {
