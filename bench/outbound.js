@@ -13,7 +13,7 @@ const http = require('node:http');
 const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
-const { CORES, pinSelf } = require('./lib/processes');
+const { CORES, cpuMicros, pinSelf } = require('./lib/processes');
 const { bankNodeFlags } = require('../scripts/start-flags');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -102,14 +102,18 @@ async function runMode(mode, count, transport) {
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
   const bank = await startBank({ config, tls });
   const started = performance.now();
+  const cpuBefore = cpuMicros(bank.pid);
   bank.send('go');
   while (fake.finals.size < count) await new Promise((resolve) => setTimeout(resolve, 20));
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuMicros(bank.pid);
+  // Less noisy than orders/s on a shared machine: what each order cost the Bank, whatever else ran meanwhile.
+  const bankCpuUsPerOrder = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / count);
   bank.send('stop');
   await new Promise((resolve) => bank.once('exit', resolve));
   fake.server.close();
   fake.server.closeAllConnections?.();
-  return { mode, transport, orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks() };
+  return { mode, transport, orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), bankCpuUsPerOrder };
 }
 
 async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = ['unit', 'batch'] } = {}) {
@@ -117,7 +121,7 @@ async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = 
   for (const transport of transports) {
     for (const mode of modes) {
       const result = await runMode(mode, count, transport);
-      console.log(`outbound ${mode} over ${transport}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks)`);
+      console.log(`outbound ${mode} over ${transport}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks${result.bankCpuUsPerOrder === null ? '' : `, Bank CPU ${result.bankCpuUsPerOrder} µs an order`})`);
       results.push(result);
     }
   }

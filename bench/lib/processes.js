@@ -8,6 +8,8 @@ const os = require('node:os');
 const { bankArgs } = require('../../scripts/start-flags');
 
 const CORES = os.cpus().length;
+/** /proc/<pid>/stat counts CPU time in USER_HZ ticks, 100 a second on every Linux ABI. */
+const CLOCK_TICKS_PER_S = 100;
 
 /** The Bank as every bench runs it: no pull cron, quiet logs, relaxed mode, status rate limits out of the way. */
 function bankEnv(port, dataDir) {
@@ -98,6 +100,17 @@ function treeRssMb(pid) {
   return kb / 1024;
 }
 
+/** CPU time a process has used so far (user + system, from /proc), in µs; null where /proc cannot tell. */
+function cpuMicros(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
+    return ((utime + stime) * 1e6) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
 async function stop(child) {
   try {
     process.kill(-child.pid, 'SIGTERM');
@@ -123,4 +136,4 @@ function median(values) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep };
+module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, cpuMicros, stop, median, sleep };

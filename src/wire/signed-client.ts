@@ -5,6 +5,7 @@
 // got no HTTP answer comes back with status null and the network error.
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { AxiosInstance } from 'axios';
 import { Clock } from './clock';
 import { httpRequest, HttpRequestError } from './http-request';
@@ -104,13 +105,20 @@ export class SignedClient {
 
   constructor(private readonly options: SignedClientOptions) {}
 
-  /** One keep-alive agent per scheme, shared by both paths: the https one presents the client certificate. */
+  /**
+   * One keep-alive agent per scheme, shared by both paths: the https one presents the client certificate. The
+   * PEMs go in as one secure context, not as ca/cert/key options: node's https agent would otherwise build every
+   * request's pool key from their text (kilobytes hashed per request) and parse them again for every socket.
+   */
   private keepAliveAgents(): { http: http.Agent; https: https.Agent } {
-    const { maxSockets, tls } = this.options;
+    if (this.agents) return this.agents;
+    const { maxSockets, tls: material } = this.options;
     const sockets = maxSockets === undefined ? {} : { maxSockets };
-    this.agents ??= {
+    const pems = { ca: material?.ca, cert: material?.cert, key: material?.key };
+    const secure = Object.values(pems).some((pem) => pem !== undefined) ? { secureContext: tls.createSecureContext(pems) } : {};
+    this.agents = {
       http: new http.Agent({ keepAlive: true, ...sockets }),
-      https: new https.Agent({ keepAlive: true, ...sockets, ca: tls?.ca, cert: tls?.cert, key: tls?.key }),
+      https: new https.Agent({ keepAlive: true, ...sockets, ...secure }),
     };
     return this.agents;
   }
