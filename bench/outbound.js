@@ -3,7 +3,9 @@
 // Bank's). The Bank runs in a process of its own (bench/lib/outbound-bank.js, pinned to core 0 like the server
 // under test in `npm run bench`); the fake Connector runs here, on the last core, and answers 200 without
 // verifying signatures, so the figure is the Bank's.
-//   node bench/outbound.js [orders] [--transport=http,mtls] [--modes=unit,batch]
+//   node bench/outbound.js [orders] [--transport=http,mtls] [--modes=unit,batch] [--servers=limit,bank]
+//   Each mode runs first on the outbound limit (bench/lib/outbound-limit.js: only the HTTP, TLS, signing and JSON
+//   the pipeline cannot avoid), then on the Bank, whose orders/s is also given as a ratio to the limit's.
 //   OUTBOUND_PROFILE=<dir>: the Bank runs under node --cpu-prof, its profile written there.
 //   OUTBOUND_CONFIG='{"journal":"off"}': more Bank settings (config.ts names), to see what one of them costs.
 'use strict';
@@ -74,9 +76,12 @@ async function devPki() {
   return files;
 }
 
-/** The Bank's process, pinned to core 0 when there are two cores; resolves once it is ready. */
-function startBank(settings) {
-  const script = path.join(__dirname, 'lib', 'outbound-bank.js');
+/**
+ * The Bank's process (or, `limit`, the outbound limit's: bench/lib/outbound-limit.js), pinned to core 0 when there
+ * are two cores; resolves once it is ready.
+ */
+function startBank(settings, limit = false) {
+  const script = path.join(__dirname, 'lib', limit ? 'outbound-limit.js' : 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
   const node = [process.execPath, ...bankNodeFlags(ROOT), ...profile, script, JSON.stringify(settings)];
   const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
@@ -87,7 +92,7 @@ function startBank(settings) {
   });
 }
 
-async function runMode(mode, count, transport) {
+async function runMode(mode, count, transport, limit = false) {
   const orders = connectorOrders(count);
   const pki = transport === 'mtls' ? await devPki() : null;
   const fake = fakeConnector(orders, pki && { key: fs.readFileSync(pki.clientKey('demo-connector')), cert: fs.readFileSync(pki.clientCert('demo-connector')), ca: fs.readFileSync(pki.caCert) });
@@ -100,29 +105,44 @@ async function runMode(mode, count, transport) {
     ...(process.env.OUTBOUND_CONFIG ? JSON.parse(process.env.OUTBOUND_CONFIG) : {}),
   };
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
-  const bank = await startBank({ config, tls });
+  const bank = await startBank({ config, tls }, limit);
   const started = performance.now();
   const cpuBefore = cpuMicros(bank.pid);
   bank.send('go');
   while (fake.finals.size < count) await new Promise((resolve) => setTimeout(resolve, 20));
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuMicros(bank.pid);
-  // Less noisy than orders/s on a shared machine: what each order cost the Bank, whatever else ran meanwhile.
-  const bankCpuUsPerOrder = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / count);
+  // Less noisy than orders/s on a shared machine: what each order cost the process, whatever else ran meanwhile.
+  const cpuUsPerOrder = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / count);
   bank.send('stop');
   await new Promise((resolve) => bank.once('exit', resolve));
   fake.server.close();
   fake.server.closeAllConnections?.();
-  return { mode, transport, orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), bankCpuUsPerOrder };
+  return { mode, transport, server: limit ? 'limit' : 'bank', orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), cpuUsPerOrder };
 }
 
-async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = ['unit', 'batch'] } = {}) {
+function describe(result) {
+  const cpu = result.cpuUsPerOrder === null ? '' : `, CPU ${result.cpuUsPerOrder} µs an order`;
+  const ratio = result.ratio === undefined ? '' : `, ${result.ratio.toFixed(2)}x the limit`;
+  return `outbound ${result.mode} over ${result.transport}, ${result.server}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks${cpu})${ratio}`;
+}
+
+/**
+ * Each mode over each transport: the outbound limit, then the Bank, in the same run (`servers` can leave one out).
+ * The Bank's result carries its ratio to the limit's orders/s.
+ */
+async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = ['unit', 'batch'], servers = ['limit', 'bank'] } = {}) {
   const results = [];
   for (const transport of transports) {
     for (const mode of modes) {
-      const result = await runMode(mode, count, transport);
-      console.log(`outbound ${mode} over ${transport}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks${result.bankCpuUsPerOrder === null ? '' : `, Bank CPU ${result.bankCpuUsPerOrder} µs an order`})`);
-      results.push(result);
+      const limit = servers.includes('limit') ? await runMode(mode, count, transport, true) : null;
+      if (limit) console.log(describe(limit));
+      if (limit) results.push(limit);
+      if (!servers.includes('bank')) continue;
+      const bank = await runMode(mode, count, transport);
+      if (limit) bank.ratio = bank.ordersPerS / limit.ordersPerS;
+      console.log(describe(bank));
+      results.push(bank);
     }
   }
   return results;
@@ -134,7 +154,7 @@ if (require.main === module) {
   const list = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1].split(',');
   const count = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 100_000);
   pinSelf();
-  outboundPipeline(count, { transports: list('transport', 'http,mtls'), modes: list('modes', 'unit,batch') }).catch((error) => {
+  outboundPipeline(count, { transports: list('transport', 'http,mtls'), modes: list('modes', 'unit,batch'), servers: list('servers', 'limit,bank') }).catch((error) => {
     console.error(error);
     process.exit(1);
   });

@@ -297,8 +297,8 @@ async function main() {
   if (ONLY.includes('outbound')) {
     const { outboundPipeline } = require('./outbound');
     results.outbound = await outboundPipeline(QUICK ? 20_000 : 100_000);
-    printTable('Outbound pipeline: pull -> settle -> delivered callback (the Bank pinned to core 0, the fake Connector on the last core, keep-alive)', ['mode', 'transport', 'orders', 'seconds', 'orders/s', 'callbacks', 'Bank CPU µs/order'],
-      results.outbound.map((r) => [r.mode, r.transport, r.orders, r.seconds.toFixed(2), r.ordersPerS, r.callbacks, r.bankCpuUsPerOrder ?? '-']));
+    printTable('Outbound pipeline: pull -> settle -> delivered callback (the Bank pinned to core 0, the fake Connector on the last core, keep-alive)', ['mode', 'transport', 'server', 'orders', 'seconds', 'orders/s', 'x limit', 'callbacks', 'CPU µs/order'],
+      results.outbound.map((r) => [r.mode, r.transport, r.server, r.orders, r.seconds.toFixed(2), r.ordersPerS, r.ratio === undefined ? '-' : r.ratio.toFixed(2), r.callbacks, r.cpuUsPerOrder ?? '-']));
   }
 
   if (ONLY.includes('soak')) {
