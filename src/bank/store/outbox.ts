@@ -62,6 +62,7 @@ export class OutboxRepository {
   private readonly supersedeStmt;
   private readonly insertCallbackStmt;
   private readonly markSentStmt;
+  private readonly markManySentStmt;
   private readonly dueStmt;
   private readonly attemptStmt;
   private readonly deliveredStmt;
@@ -96,6 +97,10 @@ export class OutboxRepository {
        VALUES (@clientId, @kind, @idempotencyKey, @url, @body, @copiesLeft, 'pending', @nextAttemptAt, @createdAt)`,
     );
     this.markSentStmt = db.prepare(`UPDATE status_events SET state = 'sent', callback_id = ? WHERE id = ? AND state = 'queued'`);
+    // A batch message binds up to batchSize events: one statement over a JSON array of ids instead of one per event.
+    this.markManySentStmt = db.prepare(
+      `UPDATE status_events SET state = 'sent', callback_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND state = 'queued'`,
+    );
     this.dueStmt = db.prepare(
       `SELECT ${CALLBACK_COLUMNS} FROM callbacks WHERE state = 'pending' AND client_id = ? AND next_attempt_at <= ?
        ORDER BY next_attempt_at, id LIMIT ?`,
@@ -165,7 +170,8 @@ export class OutboxRepository {
   /** Freezes a message (key, URL, body bytes) and binds its events to it. Call inside a transaction. */
   createCallback(callback: Pick<CallbackRow, 'clientId' | 'kind' | 'idempotencyKey' | 'url' | 'body' | 'copiesLeft' | 'nextAttemptAt' | 'createdAt'>, eventIds: number[]): number {
     const id = Number(this.insertCallbackStmt.run(callback).lastInsertRowid);
-    for (const eventId of eventIds) this.markSentStmt.run(id, eventId);
+    if (eventIds.length === 1) this.markSentStmt.run(id, eventIds[0]);
+    else if (eventIds.length > 1) this.markManySentStmt.run(id, JSON.stringify(eventIds));
     return id;
   }
 
