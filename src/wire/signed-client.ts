@@ -112,15 +112,25 @@ export class SignedClient {
    */
   private keepAliveAgents(): { http: http.Agent; https: https.Agent } {
     if (this.agents) return this.agents;
-    const { maxSockets, tls: material } = this.options;
+    const { maxSockets } = this.options;
     const sockets = maxSockets === undefined ? {} : { maxSockets };
-    const pems = { ca: material?.ca, cert: material?.cert, key: material?.key };
-    const secure = Object.values(pems).some((pem) => pem !== undefined) ? { secureContext: tls.createSecureContext(pems) } : {};
     this.agents = {
       http: new http.Agent({ keepAlive: true, ...sockets }),
-      https: new https.Agent({ keepAlive: true, ...sockets, ...secure }),
+      https: new https.Agent({ keepAlive: true, ...sockets, ...this.secureOptions() }),
     };
     return this.agents;
+  }
+
+  /** The TLS material as a secure context; material node cannot read goes in as it is, to fail each https request. */
+  private secureOptions(): https.AgentOptions {
+    const material = this.options.tls;
+    const pems = { ca: material?.ca, cert: material?.cert, key: material?.key };
+    if (Object.values(pems).every((pem) => pem === undefined)) return {};
+    try {
+      return { secureContext: tls.createSecureContext(pems) };
+    } catch {
+      return pems;
+    }
   }
 
   private agentFor(url: URL): http.Agent {

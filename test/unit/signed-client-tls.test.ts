@@ -3,6 +3,7 @@
 // is verified against the CA, the client certificate is presented, sockets are kept alive, and material that
 // cannot be read is the request's error, never a throw.
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,9 @@ describe('SignedClient over mutual TLS', () => {
     seen.length = 0;
     const client = clientWith({ ca: fs.readFileSync(files.caCert), cert: fs.readFileSync(files.bankClientCert), key: fs.readFileSync(files.bankClientKey) });
     for (let i = 0; i < 3; i += 1) expect((await client.send('POST', url, { 'content-type': 'application/json' }, '{}')).status).toBe(200);
+    // The pool key stays short: no PEM among the agent's options, one secure context instead.
+    const agent = (client as unknown as { keepAliveAgents(): { https: https.Agent & { options: https.AgentOptions } } }).keepAliveAgents().https;
+    expect([agent.options.secureContext !== undefined, agent.options.ca, agent.options.cert, agent.options.key]).toEqual([true, undefined, undefined, undefined]);
     client.close();
     expect(seen.map((request) => request.peer)).toEqual(['sandbox-bank', 'sandbox-bank', 'sandbox-bank']);
     expect(new Set(seen.map((request) => request.socket)).size).toBe(1);
@@ -56,12 +60,18 @@ describe('SignedClient over mutual TLS', () => {
     expect([answer.status, answer.error]).toEqual([null, expect.stringMatching(/certificate/i)]);
   });
 
-  it('a key that cannot be read is the answer\'s error, for every request', async () => {
+  it('a key that cannot be read is the answer\'s error, for every https request; plain http still works', async () => {
     const client = clientWith({ ca: fs.readFileSync(files.caCert), cert: fs.readFileSync(files.bankClientCert), key: Buffer.from('not a key') });
     for (let i = 0; i < 2; i += 1) {
       const answer = await client.send('POST', url, {}, '{}');
       expect([answer.status, answer.error]).toEqual([null, expect.stringMatching(/^Error: .+/)]);
     }
+    const plain = http.createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const answer = await client.send('POST', `http://127.0.0.1:${(plain.address() as { port: number }).port}/callbacks`, {}, '{}');
     client.close();
+    plain.closeAllConnections();
+    await new Promise((resolve) => plain.close(resolve));
+    expect(answer.status).toBe(200);
   });
 });
