@@ -108,8 +108,13 @@ async function runMode(mode, count, transport, limit = false) {
   const bank = await startBank({ config, tls }, limit);
   const started = performance.now();
   const cpuBefore = cpuMicros(bank.pid);
+  let exitCode = null;
+  bank.once('exit', (code) => (exitCode = code));
   bank.send('go');
-  while (fake.finals.size < count) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (fake.finals.size < count) {
+    if (exitCode !== null) throw new Error(`the outbound ${limit ? 'limit' : 'Bank'} exited with ${exitCode} after ${fake.finals.size} of ${count} finals`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuMicros(bank.pid);
   // Less noisy than orders/s on a shared machine: what each order cost the process, whatever else ran meanwhile.
