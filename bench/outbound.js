@@ -126,7 +126,7 @@ async function runMode(mode, count, transport, limit = false) {
   return { mode, transport, server: limit ? 'limit' : 'bank', orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), cpuUsPerOrder };
 }
 
-function describe(result) {
+function resultLine(result) {
   const cpu = result.cpuUsPerOrder === null ? '' : `, CPU ${result.cpuUsPerOrder} µs an order`;
   const ratio = result.ratio === undefined ? '' : `, ${result.ratio.toFixed(2)}x the limit`;
   return `outbound ${result.mode} over ${result.transport}, ${result.server}: ${result.orders} orders in ${result.seconds.toFixed(2)} s = ${result.ordersPerS}/s (${result.callbacks} callbacks${cpu})${ratio}`;
@@ -141,12 +141,12 @@ async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = 
   for (const transport of transports) {
     for (const mode of modes) {
       const limit = servers.includes('limit') ? await runMode(mode, count, transport, true) : null;
-      if (limit) console.log(describe(limit));
+      if (limit) console.log(resultLine(limit));
       if (limit) results.push(limit);
       if (!servers.includes('bank')) continue;
       const bank = await runMode(mode, count, transport);
       if (limit) bank.ratio = bank.ordersPerS / limit.ordersPerS;
-      console.log(describe(bank));
+      console.log(resultLine(bank));
       results.push(bank);
     }
   }
