@@ -141,8 +141,10 @@ async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = 
   for (const transport of transports) {
     for (const mode of modes) {
       const limit = servers.includes('limit') ? await runMode(mode, count, transport, true) : null;
-      if (limit) console.log(resultLine(limit));
-      if (limit) results.push(limit);
+      if (limit) {
+        console.log(resultLine(limit));
+        results.push(limit);
+      }
       if (!servers.includes('bank')) continue;
       const bank = await runMode(mode, count, transport);
       if (limit) bank.ratio = bank.ordersPerS / limit.ordersPerS;
