@@ -77,10 +77,10 @@ async function devPki() {
 }
 
 /**
- * The Bank's process (or, `limit`, the outbound limit's: bench/lib/outbound-limit.js), pinned to core 0 when there
- * are two cores; resolves once it is ready.
+ * The process that pulls and calls back: the Bank's (bench/lib/outbound-bank.js) or, `limit`, the outbound limit's
+ * (bench/lib/outbound-limit.js); pinned to core 0 when there are two cores; resolves once it is ready.
  */
-function startBank(settings, limit = false) {
+function startSender(settings, limit = false) {
   const script = path.join(__dirname, 'lib', limit ? 'outbound-limit.js' : 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
   const node = [process.execPath, ...bankNodeFlags(ROOT), ...profile, script, JSON.stringify(settings)];
@@ -105,22 +105,22 @@ async function runMode(mode, count, transport, limit = false) {
     ...(process.env.OUTBOUND_CONFIG ? JSON.parse(process.env.OUTBOUND_CONFIG) : {}),
   };
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
-  const bank = await startBank({ config, tls }, limit);
+  const sender = await startSender({ config, tls }, limit);
   const started = performance.now();
-  const cpuBefore = cpuMicros(bank.pid);
+  const cpuBefore = cpuMicros(sender.pid);
   let exitCode = null;
-  bank.once('exit', (code) => (exitCode = code));
-  bank.send('go');
+  sender.once('exit', (code) => (exitCode = code));
+  sender.send('go');
   while (fake.finals.size < count) {
     if (exitCode !== null) throw new Error(`the outbound ${limit ? 'limit' : 'Bank'} exited with ${exitCode} after ${fake.finals.size} of ${count} finals`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuMicros(bank.pid);
+  const cpuAfter = cpuMicros(sender.pid);
   // Less noisy than orders/s on a shared machine: what each order cost the process, whatever else ran meanwhile.
   const cpuUsPerOrder = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / count);
-  bank.send('stop');
-  await new Promise((resolve) => bank.once('exit', resolve));
+  sender.send('stop');
+  await new Promise((resolve) => sender.once('exit', resolve));
   fake.server.close();
   fake.server.closeAllConnections?.();
   return { mode, transport, server: limit ? 'limit' : 'bank', orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), cpuUsPerOrder };
