@@ -61,6 +61,7 @@ export interface BankConfig {
   journalMaxEntries: number;
   journalMaxAgeS: number;
   fastStart: 'on' | 'off';
+  idleCollection: 'on' | 'off';
 }
 
 function cronExpression(raw: string): string {
@@ -126,6 +127,7 @@ export const SETTINGS = [
   { key: 'journalMaxEntries', env: 'JOURNAL_MAX_ENTRIES', default: 10_000, doc: 'Journal entries kept; the oldest go first.', parse: integer(1, 10_000_000) },
   { key: 'journalMaxAgeS', env: 'JOURNAL_MAX_AGE_S', default: 86_400, doc: 'Journal entries older than this many seconds are pruned.', parse: integer(1, 365 * 86_400) },
   { key: 'fastStart', env: 'FAST_START', default: 'on', doc: '`on` or `off`: start from the single file `npm run build` bundles the Bank into, with its V8 code cache (`dist/bank/server.bundle.js`, `.bundle.cache`), about a quarter sooner to the first answer; `off` loads `dist/` module by module (profiles and stack traces then name the files). A bundle older than `dist/` is never used.', parse: oneOf('on', 'off') },
+  { key: 'idleCollection', env: 'IDLE_COLLECTION', default: 'on', doc: '`on` or `off`: when the Bank falls quiet after a busy spell (its event loop under 5 % busy for a second, after at least 2 s of work since the last time), run two full garbage collections 5 s apart, so that its memory returns to about its idle size (docs/architecture.md, "Memory"). Needs node\'s `--expose-gc`, which `npm start` passes.', parse: oneOf('on', 'off') },
 ] as const satisfies readonly SettingOf<BankConfig>[];
 
 export const DEFAULTS: BankConfig = defaultsOf<BankConfig>(SETTINGS);

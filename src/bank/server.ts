@@ -14,6 +14,7 @@ import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
 import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
+import { startIdleCollection } from '../wire/idle-collection';
 
 /**
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
@@ -89,6 +90,7 @@ async function start(config: BankConfig): Promise<Running> {
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
+  const idleCollection = config.idleCollection === 'on' ? startIdleCollection({ collect: globalThis.gc, logger }) : null;
   bank.outbound.start();
   announcePki(logger, tls, httpsPort, clientIds);
   logger.info('sandbox bank listening', {
@@ -106,6 +108,7 @@ async function start(config: BankConfig): Promise<Running> {
     async stop(signal) {
       logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
       clearInterval(housekeeping);
+      idleCollection?.stop();
       for (const server of [httpServer, httpsServer]) {
         server.close();
         server.closeIdleConnections();

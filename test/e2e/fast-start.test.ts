@@ -38,7 +38,7 @@ describe.each<{ mode: string; env: Record<string, string>; startedFrom: string; 
 
   beforeAll(async () => {
     // V8 takes a code cache only under the flags it was made with: the build's warm-up runs without NODE_OPTIONS.
-    bank = await startChildBank({ DATA_DIR: tempDir('sandbox-bank-e2e-start-'), POLL_CRON: 'off', SANDBOX_MODE: 'relaxed', NODE_OPTIONS: '', ...env });
+    bank = await startChildBank({ DATA_DIR: tempDir('sandbox-bank-e2e-start-'), POLL_CRON: 'off', SANDBOX_MODE: 'relaxed', NODE_OPTIONS: '', LOG_LEVEL: 'debug', ...env });
   });
   afterAll(async () => {
     if (bank.process.exitCode === null) await kill(bank, 'SIGKILL');
@@ -46,6 +46,11 @@ describe.each<{ mode: string; env: Record<string, string>; startedFrom: string; 
 
   it('says how it started', () => {
     expect(listening(bank)).toMatchObject({ started_from: startedFrom, code_cache: codeCache });
+  });
+
+  it("runs the idle collection: npm start's flags expose node's gc (docs/architecture.md, Memory)", () => {
+    expect(bank.logs.some((line) => line.includes('"idle collection on"'))).toBe(true);
+    expect(bank.logs.some((line) => line.includes('idle collection off'))).toBe(false);
   });
 
   it('takes a signed create and answers its status poll', async () => {

@@ -1,0 +1,141 @@
+// The Bank gives memory back when it falls quiet after a busy spell (src/wire/idle-collection.ts): the policy step by
+// step, the sampling loop on a fake event loop, and a real node process under --expose-gc.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import winston from 'winston';
+import {
+  IDLE_COLLECTION,
+  IdleCollectionState,
+  idleCollectionStep,
+  QUIET_AND_COLLECTED,
+  startIdleCollection,
+} from '../../src/wire/idle-collection';
+
+const ROOT = path.resolve(__dirname, '../..');
+const { windowMs, busyMsWorthCollecting, followUpWindows } = IDLE_COLLECTION;
+const busy = { active: windowMs, utilization: 1 };
+const quiet = { active: 10, utilization: 0.01 };
+
+/** Runs windows through the policy from a fresh state; answers at which windows (0-based) it collected. */
+function collectionsOver(windows: Array<Pick<EventLoopUtilization, 'active' | 'utilization'>>): number[] {
+  let state: IdleCollectionState = QUIET_AND_COLLECTED;
+  const collected: number[] = [];
+  windows.forEach((window, index) => {
+    const step = idleCollectionStep(state, window);
+    state = step.state;
+    if (step.collect) collected.push(index);
+  });
+  return collected;
+}
+
+const repeat = <T>(value: T, times: number): T[] => Array.from({ length: times }, () => value);
+
+function collecting(lines: Record<string, unknown>[]): winston.Logger {
+  const stream = new Writable({ objectMode: true, write: (info, _encoding, done) => { lines.push(info); done(); } });
+  return winston.createLogger({ level: 'debug', transports: [new winston.transports.Stream({ stream })] });
+}
+
+describe('idle collection: the policy', () => {
+  const busySeconds = Math.ceil(busyMsWorthCollecting / windowMs);
+
+  it('collects on the first quiet window after enough busy time, then once more after the follow-up windows', () => {
+    expect(collectionsOver([...repeat(busy, busySeconds), ...repeat(quiet, 10)])).toEqual([busySeconds, busySeconds + followUpWindows]);
+  });
+
+  it('does not collect after a short busy spell, nor while the loop stays busy', () => {
+    expect(collectionsOver([...repeat(busy, busySeconds - 1), ...repeat(quiet, 10)])).toEqual([]);
+    expect(collectionsOver(repeat(busy, 30))).toEqual([]);
+  });
+
+  it('drops the follow-up when work resumes, and collects again only after enough new busy time', () => {
+    const windows = [...repeat(busy, busySeconds), quiet, busy, ...repeat(quiet, 10), ...repeat(busy, busySeconds), quiet];
+    // The busy window between counts toward the next collection, not enough alone.
+    expect(collectionsOver(windows)).toEqual([busySeconds, windows.length - 1]);
+  });
+
+  it('adds up the busy time of quiet windows too, so a trickle of work is collected after long enough', () => {
+    const trickle = Math.ceil(busyMsWorthCollecting / quiet.active);
+    expect(collectionsOver(repeat(quiet, trickle + followUpWindows + 1))).toEqual([trickle - 1, trickle - 1 + followUpWindows]);
+  });
+
+  it('counts a window exactly at the quiet share as quiet', () => {
+    const atThreshold = { active: 50, utilization: IDLE_COLLECTION.quietUtilization };
+    expect(idleCollectionStep({ busyMs: busyMsWorthCollecting, followUpIn: null }, atThreshold).collect).toBe(true);
+  });
+});
+
+describe('idle collection: the sampling loop', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('samples the loop every window, collects and logs what it did', () => {
+    jest.useFakeTimers();
+    const lines: Record<string, unknown>[] = [];
+    const busyWindows = Math.ceil(busyMsWorthCollecting / windowMs);
+    const started = Date.now();
+    // A fake event loop: busy for the first windows, quiet after; totals as node reports them at the current time.
+    const utilization = (newer?: EventLoopUtilization, older?: EventLoopUtilization): EventLoopUtilization => {
+      if (newer && older) {
+        const active = newer.active - older.active;
+        const idle = newer.idle - older.idle;
+        return { idle, active, utilization: active / (active + idle) };
+      }
+      const windows = Math.floor((Date.now() - started) / windowMs);
+      let active = 0;
+      for (let index = 0; index < windows; index++) active += index < busyWindows ? busy.active : quiet.active;
+      return { idle: windows * windowMs - active, active, utilization: 0 };
+    };
+    const collect = jest.fn();
+    const running = startIdleCollection({ collect, logger: collecting(lines), utilization });
+    expect(running).not.toBeNull();
+    jest.advanceTimersByTime(windowMs * busyWindows);
+    expect(collect).not.toHaveBeenCalled();
+    jest.advanceTimersByTime(windowMs);
+    expect(collect).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(windowMs * (followUpWindows - 1));
+    expect(collect).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(windowMs);
+    expect(collect).toHaveBeenCalledTimes(2);
+    running?.stop();
+    jest.advanceTimersByTime(windowMs * 10);
+    expect(collect).toHaveBeenCalledTimes(2);
+    expect(lines[0]).toMatchObject({ level: 'debug', message: 'idle collection on', window_ms: windowMs });
+    const logged = lines.filter((line) => line.message === 'idle collection');
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toMatchObject({ level: 'debug', busy_ms: busyWindows * busy.active + quiet.active });
+    expect(logged[0]).toHaveProperty('pause_ms');
+    expect(logged[0]).toHaveProperty('heap_total_mb');
+  });
+
+  it('starts nothing when node was started without --expose-gc, and says so at debug', () => {
+    const lines: Record<string, unknown>[] = [];
+    expect(startIdleCollection({ collect: undefined, logger: collecting(lines) })).toBeNull();
+    expect(lines).toEqual([expect.objectContaining({ level: 'debug', message: 'idle collection off: node was started without --expose-gc' })]);
+  });
+});
+
+describe('idle collection: a real process', () => {
+  it('gives back the heap a busy spell grew, once the loop falls quiet', () => {
+    // A short policy, the real event loop and node's own gc: a busy second that keeps garbage alive across
+    // scavenges (so it reaches the old generation), then quiet until both collections have run.
+    const script = `
+      const { startIdleCollection } = require(${JSON.stringify(path.join(ROOT, 'dist/wire/idle-collection.js'))});
+      const winston = require('winston');
+      const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Console()] });
+      const policy = { windowMs: 100, quietUtilization: 0.05, busyMsWorthCollecting: 300, followUpWindows: 3 };
+      const running = startIdleCollection({ collect: globalThis.gc, logger, policy });
+      setTimeout(() => {
+        let kept = [];
+        const until = performance.now() + 600;
+        while (performance.now() < until) { kept.push({ payload: 'x'.repeat(200) + Math.random() }); if (kept.length > 100000) kept = []; }
+      }, 0);
+      setTimeout(() => running.stop(), 3000);
+    `;
+    const output = execFileSync(process.execPath, ['--expose-gc', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    const collections = output.trim().split('\n').map((line) => JSON.parse(line) as { message: string; heap_total_mb: [number, number] });
+    expect(collections.map((line) => line.message)).toEqual(['idle collection on', 'idle collection', 'idle collection']);
+    const [before, after] = collections[1].heap_total_mb;
+    expect(after).toBeLessThan(before);
+  });
+});
