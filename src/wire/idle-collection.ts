@@ -81,7 +81,7 @@ export function startIdleCollection(options: IdleCollectionOptions): { stop(): v
   const { collect, logger, policy = IDLE_COLLECTION } = options;
   const utilization = options.utilization ?? ((newer, older) => performance.eventLoopUtilization(newer, older));
   if (!collect) {
-    logger.debug('idle collection off: node was started without --expose-gc');
+    logger.info('idle collection off: node was started without --expose-gc (npm start passes it)');
     return null;
   }
   logger.debug('idle collection on', { window_ms: policy.windowMs, quiet_utilization: policy.quietUtilization, busy_ms_worth_collecting: policy.busyMsWorthCollecting, follow_up_windows: policy.followUpWindows });
