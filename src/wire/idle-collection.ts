@@ -35,20 +35,21 @@ export interface IdleCollectionState {
 
 export const QUIET_AND_COLLECTED: IdleCollectionState = { busyMs: 0, followUpIn: null };
 
-/** One sampled window: what the state becomes, and whether to collect now. */
+/** One sampled window: what the state becomes, whether to collect now, and the busy time a collection would follow. */
 export function idleCollectionStep(
   state: IdleCollectionState,
   window: Pick<EventLoopUtilization, 'active' | 'utilization'>,
   policy: IdleCollectionPolicy = IDLE_COLLECTION,
-): { state: IdleCollectionState; collect: boolean } {
+): { state: IdleCollectionState; collect: boolean; busyMs: number } {
   const busyMs = state.busyMs + window.active;
-  if (window.utilization > policy.quietUtilization) return { state: { busyMs, followUpIn: null }, collect: false };
+  const wait = (followUpIn: number | null) => ({ state: { busyMs, followUpIn }, collect: false, busyMs });
+  if (window.utilization > policy.quietUtilization) return wait(null);
   if (state.followUpIn !== null) {
-    if (state.followUpIn > 1) return { state: { busyMs, followUpIn: state.followUpIn - 1 }, collect: false };
-    return { state: { busyMs: 0, followUpIn: null }, collect: true };
+    if (state.followUpIn > 1) return wait(state.followUpIn - 1);
+    return { state: QUIET_AND_COLLECTED, collect: true, busyMs };
   }
-  if (busyMs < policy.busyMsWorthCollecting) return { state: { busyMs, followUpIn: null }, collect: false };
-  return { state: { busyMs: 0, followUpIn: policy.followUpWindows }, collect: true };
+  if (busyMs < policy.busyMsWorthCollecting) return wait(null);
+  return { state: { busyMs: 0, followUpIn: policy.followUpWindows }, collect: true, busyMs };
 }
 
 export interface IdleCollectionOptions {
@@ -91,11 +92,10 @@ export function startIdleCollection(options: IdleCollectionOptions): { stop(): v
     const now = utilization();
     const window = utilization(now, last);
     last = now;
-    const busyMs = state.busyMs + window.active;
     const next = idleCollectionStep(state, window, policy);
     state = next.state;
     if (!next.collect) return;
-    collectAndLog(collect, logger, busyMs);
+    collectAndLog(collect, logger, next.busyMs);
     last = utilization(); // the collection's own pause is not work that should keep the loop from counting as quiet
   }, policy.windowMs);
   timer.unref();
