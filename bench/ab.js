@@ -3,7 +3,7 @@
 // same signed load at the same time, so that whatever slows this machine down slows both alike. Throughput and CPU
 // measured one server after the other move by ±20 % between runs a minute apart here; the ratio of two servers
 // measured together stays within ~2 % from round to round (bench/README.md, session 13).
-//   node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10]
+//   node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000]
 // A and B are `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required` (the limit
 // servers), each with optional environment after `?`: `bank?JOURNAL=off`, `bank:/tmp/other?FAST_START=off`. The
 // Bank starts as `npm start` starts it (its package.json's flags). Each round starts both afresh, warms both, then
@@ -28,7 +28,7 @@ const [FLOW, ...SPECS] = process.argv.slice(2).filter((arg) => !arg.startsWith('
 const ROUNDS = option('rounds', 5);
 const REQUESTS = option('requests', 10_000);
 const CONNECTIONS = option('connections', 10);
-const WARM_UP = 3_000;
+const WARM_UP = option('warm-up', 3_000);
 
 /** `bank:/dir?A=1` → what to start and with which environment. */
 function parseSpec(spec) {
@@ -79,7 +79,7 @@ async function round(servers) {
 
 async function main() {
   if (!['create', 'status'].includes(FLOW) || SPECS.length !== 2) {
-    console.error('usage: node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10]');
+    console.error('usage: node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000]');
     process.exit(2);
   }
   pinSelf();
