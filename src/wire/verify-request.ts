@@ -26,6 +26,8 @@ export interface IncomingRequest {
   /** A single-valued header by lower-case name. */
   header(name: string): string | undefined;
   body: Buffer;
+  /** contentDigest(body), when the receiver already hashed the body. */
+  contentDigest?: string;
 }
 
 export interface SignedHeaders {
@@ -59,7 +61,7 @@ export function incomingSignatureBase(flow: SignedFlow, request: IncomingRequest
     const value = request.header(name);
     if (value !== undefined) headers[name] = value;
   }
-  return signatureBase(flow, { method: request.method, target: request.target, headers, body: request.body });
+  return signatureBase(flow, { method: request.method, target: request.target, headers, body: request.body, digest: request.contentDigest });
 }
 
 /** Finds the signer's key for kid and alg (null: none). */

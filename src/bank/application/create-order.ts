@@ -2,7 +2,6 @@
 // idempotency, then the body, then the order is accepted. The idempotency record, the order, its history and
 // its outgoing message commit in one transaction, so a crash leaves either all of them or none (a unit of the group
 // commit: store/group-commit.ts; the answer waits for its commit).
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'winston';
 import { ProblemError } from '../../wire/problems';
@@ -19,6 +18,8 @@ export interface CreateRequest {
   clientId: string;
   idempotencyKey: string;
   rawBody: Buffer;
+  /** SHA-256 of rawBody, as the signature check took it. */
+  bodySha256: Buffer;
   log: Logger;
 }
 
@@ -37,9 +38,9 @@ export interface CreateSettings {
   idempotencyRetentionS: number;
 }
 
-/** Profile section 6: the fingerprint is SHA-256 of the raw body bytes. */
-export function bodyFingerprint(raw: Buffer): string {
-  return createHash('sha256').update(raw).digest('hex');
+/** Profile section 6: the fingerprint is SHA-256 of the raw body bytes, in hex. */
+export function bodyFingerprint(sha256: Buffer): string {
+  return sha256.toString('hex');
 }
 
 function answerOf(accepted: AcceptedOrder): CreateAnswer {
@@ -70,7 +71,7 @@ export class CreateOrder {
     const { clientId, idempotencyKey: key } = request;
     // Idempotency retention is business time: a client with a test clock keeps its records by that clock.
     const nowMs = this.clocks.now(clientId);
-    const fingerprint = bodyFingerprint(request.rawBody);
+    const fingerprint = bodyFingerprint(request.bodySha256);
     const replay = this.storedAnswer(clientId, key, fingerprint, nowMs);
     if (replay) {
       request.log.info('idempotent replay', { idempotency_key: key, status: replay.status });

@@ -28,6 +28,8 @@ export interface Exchange {
   requestId: string;
   readonly log: Logger;
   rawBody: Buffer;
+  /** SHA-256 of rawBody, taken once: the signature base's content-digest line and the idempotency fingerprint. */
+  readonly bodySha256: Buffer;
   /** The order references the handler found in the body (an accepted create): the journal need not parse it again. */
   references?: readonly string[];
   nowMs: number;

@@ -1,5 +1,5 @@
 // Wraps a flow: builds the Exchange, reads the raw body, runs the security pipeline, then the flow's handler.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'winston';
 import { Exchange, FlowSpec, InboundServices } from './exchange';
@@ -57,6 +57,7 @@ class InboundExchange implements Exchange {
   timestampMs?: number = undefined;
   dpopJti?: Exchange['dpopJti'] = undefined;
   private child: Logger | null = null;
+  private hashed: { body: Buffer; sha256: Buffer } | null = null;
 
   constructor(readonly req: Request, readonly requestId: string, readonly nowMs: number, private readonly logger: Logger) {}
 
@@ -64,6 +65,11 @@ class InboundExchange implements Exchange {
   get log(): Logger {
     this.child ??= this.logger.child({ request_id: this.requestId, client_id: this.client?.id });
     return this.child;
+  }
+
+  get bodySha256(): Buffer {
+    if (this.hashed?.body !== this.rawBody) this.hashed = { body: this.rawBody, sha256: createHash('sha256').update(this.rawBody).digest() };
+    return this.hashed.sha256;
   }
 
   header(name: string): string | undefined {

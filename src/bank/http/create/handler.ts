@@ -9,6 +9,7 @@ export function createOrderHandler(createOrder: CreateOrder) {
       clientId: requireClient(exchange).id,
       idempotencyKey: exchange.header('x-idempotency-key') ?? '',
       rawBody: exchange.rawBody,
+      bodySha256: exchange.bodySha256,
       log: exchange.log,
     });
     if (answer.reference !== undefined) exchange.references = [answer.reference];

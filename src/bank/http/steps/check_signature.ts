@@ -11,7 +11,13 @@ import { findClientKey } from '../../security/client-registry';
 import { Exchange, requireClient, Step } from '../exchange';
 
 function incoming(exchange: Exchange): IncomingRequest {
-  return { method: exchange.req.method, target: exchange.req.originalUrl, header: (name: string) => exchange.header(name), body: exchange.rawBody };
+  return {
+    method: exchange.req.method,
+    target: exchange.req.originalUrl,
+    header: (name: string) => exchange.header(name),
+    body: exchange.rawBody,
+    contentDigest: `sha-256=:${exchange.bodySha256.toString('base64')}:`,
+  };
 }
 
 function signatureProblem(exchange: Exchange, flow: Parameters<typeof incomingSignatureBase>[0], failure: VerifyFailure): ProblemError {
