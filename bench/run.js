@@ -3,8 +3,10 @@
 // cannot avoid, on express 5 like the Bank and on bare node:http), a bare express hello-world, WireMock, Prism and
 // json-server, measured in the same run on the same machine. Create and status throughput are reported as a ratio
 // to the express limit server, whose runs are interleaved with the Bank's (same load generator, connections and
-// request count), and to the required-rows server (the limit server writing the rows the specs require). Never part of npm test.
-//   node bench/run.js [--quick] [--only=startup,create,status,outbound,soak,journal,clock]
+// request count), and to the required-rows server (the limit server writing the rows the specs require). The same
+// ratios are then read as CPU time a request with the servers side by side (lib/side-by-side.js), which this
+// machine's changes of speed move far less than throughput. Never part of npm test.
+//   node bench/run.js [--quick] [--only=startup,create,status,cpu,outbound,soak,journal,clock]
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -18,7 +20,7 @@ const ROOT = path.resolve(__dirname, '..');
 const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : ROOT;
 const PEER_BIN = path.join(__dirname, 'peers', 'node_modules', '.bin');
 const QUICK = process.argv.includes('--quick');
-const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,outbound,soak,journal,clock').slice(7).split(',');
+const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=startup,create,status,cpu,outbound,soak,journal,clock').slice(7).split(',');
 const REPEATS = QUICK ? 3 : 5;
 const RUNS = QUICK ? 1 : 3;
 const CREATE_REQUESTS = QUICK ? 20_000 : 60_000;
@@ -294,6 +296,13 @@ async function main() {
     console.log(`status: the Bank is ${results.status.ratioToRequiredRows}x the required-rows server`);
   }
 
+  if (ONLY.includes('cpu')) {
+    results.cpuSideBySide = await cpuSideBySide();
+    printTable(`CPU a request, side by side (both servers at once on the server core, same load; median of ${SIDE_BY_SIDE.rounds} rounds of ${SIDE_BY_SIDE.requests})`,
+      ['flow', 'A', 'B', 'A µs', 'B µs', 'B ÷ A', 'B at x A (A ÷ B, read as throughput)'],
+      results.cpuSideBySide.map((r) => [r.flow, r.a, r.b, r.medianA.toFixed(1), r.medianB.toFixed(1), r.medianRatio.toFixed(3), (1 / r.medianRatio).toFixed(2)]));
+  }
+
   if (ONLY.includes('outbound')) {
     const { outboundPipeline } = require('./outbound');
     results.outbound = await outboundPipeline(QUICK ? 20_000 : 100_000);
@@ -312,6 +321,26 @@ async function main() {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nwrote ${path.relative(ROOT, file)}`);
+}
+
+const SIDE_BY_SIDE = { rounds: QUICK ? 1 : 3, requests: QUICK ? 5_000 : 10_000 };
+
+/**
+ * The Bank over the limit server, the Bank over the required rows, and the required rows over the limit server,
+ * by CPU a request measured side by side, for create and status. A ÷ B reads like the throughput ratios above.
+ */
+async function cpuSideBySide() {
+  const { sideBySide } = require('./lib/side-by-side');
+  const bank = BANK_ROOT === ROOT ? 'bank' : `bank:${BANK_ROOT}`;
+  const rows = [];
+  for (const flow of ['create', 'status']) {
+    for (const [a, b] of [['limit', bank], ['required', bank], ['limit', 'required']]) {
+      const measured = await sideBySide(flow, a, b, SIDE_BY_SIDE);
+      rows.push({ flow, a, b, ...measured });
+      console.log(`${flow}, side by side: ${b} ${measured.medianB.toFixed(1)} µs, ${a} ${measured.medianA.toFixed(1)} µs a request: ${b} at ${(1 / measured.medianRatio).toFixed(2)}x ${a} (rounds: ${measured.ratios.map((ratio) => (1 / ratio).toFixed(2)).join(' ')})`);
+    }
+  }
+  return rows;
 }
 
 /** results/<day>.json, or <day>-b.json, -c.json, ... when that day already has a run: a run never overwrites another. */

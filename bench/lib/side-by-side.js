@@ -1,0 +1,86 @@
+// Two servers' CPU a request, measured side by side: both run at once on the server core and take the same signed
+// load at the same time, so that whatever slows the machine down slows both alike. One server measured after the
+// other moves by ±20 % between runs a minute apart on a shared machine; the ratio of two measured together stays
+// within a few per cent from round to round (bench/README.md, session 13). Used by ab.js and `npm run bench`.
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { bankArgs, bankEnv, cpuMicros, freePort, start, waitForAnswer, stop, median } = require('./processes');
+const { fetchToken } = require('./signing');
+const { firePool, signedRequests } = require('./signed-load');
+
+const ROOT = path.resolve(__dirname, '../..');
+const LIMIT_KINDS = {
+  limit: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'one-insert' },
+  'limit-http': { LIMIT_FRAMEWORK: 'http', LIMIT_STORE: 'one-insert' },
+  required: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'required' },
+};
+
+/** `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required`, with `?ENV=value&…`. */
+function parseServer(spec) {
+  const [server, query = ''] = spec.split('?');
+  const env = Object.fromEntries(new URLSearchParams(query));
+  const [kind, dir] = server.split(/:(.*)/s);
+  if (kind === 'bank') return { spec, kind, root: path.resolve(dir || ROOT), env };
+  if (LIMIT_KINDS[kind]) return { spec, kind, env: { ...LIMIT_KINDS[kind], ...env } };
+  throw new Error(`unknown server "${spec}": bank, bank:<dir>, limit, limit-http or required`);
+}
+
+async function launch(server, flow) {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-side-'));
+  const child = server.kind === 'bank'
+    ? start(process.execPath, bankArgs(server.root), { cwd: server.root, env: { ...bankEnv(port, dataDir), ...server.env } })
+    : start(process.execPath, [path.join(__dirname, '..', 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, ...server.env } });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+  // The limit servers ignore the token; a Bank's own is used when it is the server.
+  const token = server.kind === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
+  const { request } = await signedRequests(base, token, flow);
+  return { child, base, dataDir, request };
+}
+
+/** Both servers at once: a warm-up, then the measured load; answers each one's CPU µs a request. */
+async function round(flow, servers, { requests, connections, warmUp }) {
+  const running = [];
+  try {
+    for (const server of servers) running.push(await launch(server, flow));
+    await Promise.all(running.map((one) => firePool(one.base, Array.from({ length: warmUp }, (_, index) => one.request(index)), connections)));
+    const pools = running.map((one) => Array.from({ length: requests }, (_, index) => one.request(index)));
+    const before = running.map((one) => cpuMicros(one.child.pid));
+    const results = await Promise.all(running.map((one, index) => firePool(one.base, pools[index], connections)));
+    const after = running.map((one) => cpuMicros(one.child.pid));
+    return running.map((one, index) => {
+      const refused = results[index].non2xx + results[index].errors;
+      if (refused > 0) throw new Error(`${servers[index].spec}: ${refused} requests refused or failed`);
+      return (after[index] - before[index]) / requests;
+    });
+  } finally {
+    for (const one of running) {
+      await stop(one.child);
+      fs.rmSync(one.dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * `rounds` rounds of A and B side by side, each starting both afresh (which one starts first alternates).
+ * Answers the CPU µs a request of each per round (microsA, microsB), B ÷ A per round, and the medians.
+ */
+async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, connections = 10, warmUp = 3_000, onRound = () => undefined } = {}) {
+  const [a, b] = [specA, specB].map(parseServer);
+  const micros = { a: [], b: [] };
+  const ratios = [];
+  for (let index = 0; index < rounds; index += 1) {
+    const options = { requests, connections, warmUp };
+    const [first, second] = index % 2 === 0 ? await round(flow, [a, b], options) : (await round(flow, [b, a], options)).reverse();
+    micros.a.push(first);
+    micros.b.push(second);
+    ratios.push(second / first);
+    onRound({ round: index + 1, a: first, b: second, ratio: second / first });
+  }
+  return { microsA: micros.a, microsB: micros.b, ratios, medianA: median(micros.a), medianB: median(micros.b), medianRatio: median(ratios) };
+}
+
+module.exports = { parseServer, sideBySide };
