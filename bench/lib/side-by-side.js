@@ -34,11 +34,18 @@ async function launch(server, flow) {
     ? start(process.execPath, bankArgs(server.root), { cwd: server.root, env: { ...bankEnv(port, dataDir), ...server.env } })
     : start(process.execPath, [path.join(__dirname, '..', 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, ...server.env } });
   const base = `http://127.0.0.1:${port}`;
-  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
-  // The limit servers ignore the token; a Bank's own is used when it is the server.
-  const token = server.kind === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
-  const { request } = await signedRequests(base, token, flow);
-  return { child, base, dataDir, request };
+  try {
+    await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+    // The limit servers ignore the token; a Bank's own is used when it is the server.
+    const token = server.kind === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
+    const { request } = await signedRequests(base, token, flow);
+    return { child, base, dataDir, request };
+  } catch (error) {
+    // Started in a process group of its own: it would outlive this script, holding the server core.
+    await stop(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`${server.spec} did not start: ${error.message}\n${child.stderrText}`);
+  }
 }
 
 /** Both servers at once: a warm-up, then the measured load; answers each one's CPU µs a request. */
@@ -72,8 +79,8 @@ async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, c
   const [a, b] = [specA, specB].map(parseServer);
   const micros = { a: [], b: [] };
   const ratios = [];
+  const options = { requests, connections, warmUp };
   for (let index = 0; index < rounds; index += 1) {
-    const options = { requests, connections, warmUp };
     const [first, second] = index % 2 === 0 ? await round(flow, [a, b], options) : (await round(flow, [b, a], options)).reverse();
     micros.a.push(first);
     micros.b.push(second);
