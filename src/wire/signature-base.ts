@@ -13,7 +13,12 @@ export const SIGNED_HEADERS: Record<SignedFlow, readonly string[]> = {
 
 /** RFC 9530 Content-Digest value over the raw body bytes. */
 export function contentDigest(body: Buffer | string): string {
-  return `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+  return contentDigestOfSha256(createHash('sha256').update(body).digest());
+}
+
+/** The same value for a body whose SHA-256 the caller already took. */
+export function contentDigestOfSha256(sha256: Buffer): string {
+  return `sha-256=:${sha256.toString('base64')}:`;
 }
 
 const DIGEST_ALGORITHMS: Readonly<Record<string, string>> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };

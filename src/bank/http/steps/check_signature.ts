@@ -5,7 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { peekHeader } from '../../../wire/jws';
 import { ProblemError } from '../../../wire/problems';
-import { contentDigest } from '../../../wire/signature-base';
+import { contentDigest, contentDigestOfSha256 } from '../../../wire/signature-base';
 import { checkSignature as verifySignature, incomingSignatureBase, IncomingRequest, VerifyFailure } from '../../../wire/verify-request';
 import { findClientKey } from '../../security/client-registry';
 import { Exchange, requireClient, Step } from '../exchange';
@@ -16,7 +16,7 @@ function incoming(exchange: Exchange): IncomingRequest {
     target: exchange.req.originalUrl,
     header: (name: string) => exchange.header(name),
     body: exchange.rawBody,
-    contentDigest: `sha-256=:${exchange.bodySha256.toString('base64')}:`,
+    contentDigest: contentDigestOfSha256(exchange.bodySha256),
   };
 }
 
