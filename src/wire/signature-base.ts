@@ -27,15 +27,17 @@ const DIGEST_MEMBER = /^\s*([a-z0-9-]+)\s*=\s*:([A-Za-z0-9+/]*={0,2}):\s*$/;
 /**
  * Checks a received Content-Digest header (RFC 9530 §2, a structured-field dictionary) against the body bytes:
  * every member with an algorithm we know must match, and at least one must be known. Profile v1.1 section 1.
+ * `bodySha256`: the body's SHA-256 when the caller already took it (it is then trusted, not taken again).
  */
-export function contentDigestMatches(header: string, body: Buffer | string): boolean {
+export function contentDigestMatches(header: string, body: Buffer | string, bodySha256?: Buffer): boolean {
   let checked = 0;
   for (const member of header.split(',')) {
     const match = DIGEST_MEMBER.exec(member);
     if (!match) return false;
     const algorithm = DIGEST_ALGORITHMS[match[1]];
     if (!algorithm) continue;
-    if (createHash(algorithm).update(body).digest('base64') !== match[2]) return false;
+    const digest = algorithm === 'sha256' && bodySha256 ? bodySha256 : createHash(algorithm).update(body).digest();
+    if (digest.toString('base64') !== match[2]) return false;
     checked += 1;
   }
   return checked > 0;

@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { JwsAlg } from './algorithms';
 import { isNonce, parseTimestamp } from './freshness';
 import { JwsFormatError, JwsRejection, parseDetached, ParsedDetachedJws, verifyDetached } from './jws';
-import { contentDigestMatches, SIGNED_HEADERS, SignedFlow, signatureBase } from './signature-base';
+import { contentDigestMatches, contentDigestOfSha256, SIGNED_HEADERS, SignedFlow, signatureBase } from './signature-base';
 
 /** Why a signature was refused (the `reason` of a signature_invalid problem, profile v1.1 section 5). */
 export type SignatureRejection = JwsRejection | 'kid_unknown' | 'digest_mismatch' | 'signature_mismatch';
@@ -26,8 +26,8 @@ export interface IncomingRequest {
   /** A single-valued header by lower-case name. */
   header(name: string): string | undefined;
   body: Buffer;
-  /** contentDigest(body), when the receiver already hashed the body. */
-  contentDigest?: string;
+  /** SHA-256 of body, when the receiver already took it (the base's digest line and a Content-Digest check use it). */
+  bodySha256?: Buffer;
 }
 
 export interface SignedHeaders {
@@ -61,7 +61,7 @@ export function incomingSignatureBase(flow: SignedFlow, request: IncomingRequest
     const value = request.header(name);
     if (value !== undefined) headers[name] = value;
   }
-  return signatureBase(flow, { method: request.method, target: request.target, headers, body: request.body, digest: request.contentDigest });
+  return signatureBase(flow, { method: request.method, target: request.target, headers, body: request.body, digest: request.bodySha256 && contentDigestOfSha256(request.bodySha256) });
 }
 
 /** Finds the signer's key for kid and alg (null: none). */
@@ -80,7 +80,7 @@ function parseSignature(value: string | undefined): ParsedDetachedJws | VerifyFa
 /** Profile v1.1 section 1: a Content-Digest header, when sent, must match the bytes received. */
 function digestFailure(request: IncomingRequest): VerifyFailure | null {
   const sent = request.header('content-digest');
-  if (sent === undefined || contentDigestMatches(sent, request.body)) return null;
+  if (sent === undefined || contentDigestMatches(sent, request.body, request.bodySha256)) return null;
   return { code: 'signature_invalid', detail: 'the Content-Digest header does not match the body received', reason: 'digest_mismatch' };
 }
 

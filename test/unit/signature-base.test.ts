@@ -1,6 +1,7 @@
 // The signature base of profile section 1: exactly the flow's lines, in order, lower-case names, the raw target, and
 // the RFC 9530 digest of the raw body bytes (the empty string's digest when there is no body).
-import { contentDigest, SIGNED_HEADERS, signatureBase, SignedFlow } from '../../src/wire/signature-base';
+import { createHash } from 'node:crypto';
+import { contentDigest, contentDigestMatches, SIGNED_HEADERS, signatureBase, SignedFlow } from '../../src/wire/signature-base';
 
 const EMPTY_DIGEST = 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:';
 
@@ -31,6 +32,24 @@ describe('contentDigest', () => {
   it('of a Buffer hashes its raw bytes (0xFF is not the UTF-8 of U+00FF)', () => {
     expect(contentDigest(Buffer.from([0xff]))).toBe('sha-256=:qBAK5qoZQNC2Y7sxzUZhQuu9vVGHExuS2TgYmHgy64k=:');
     expect(contentDigest('\u00ff')).toBe('sha-256=:6kf6ls9tcn0waJE9qRk/70SuxO4sWXLprFDPfWN6Vs8=:');
+  });
+});
+
+describe('contentDigestMatches with the SHA-256 the receiver already took', () => {
+  const body = Buffer.from('{"reference":"ORD-1"}');
+  const sha256 = createHash('sha256').update(body).digest();
+  const header = `sha-256=:${sha256.toString('base64')}:`;
+
+  it('compares the sha-256 member with the digest given instead of hashing the body again', () => {
+    expect(contentDigestMatches(header, body, sha256)).toBe(true);
+    const otherDigest = createHash('sha256').update('{}').digest();
+    expect(contentDigestMatches(header, body, otherDigest)).toBe(false);
+  });
+
+  it('still hashes for the other algorithms, and every member must match', () => {
+    const sha512 = createHash('sha512').update(body).digest('base64');
+    expect(contentDigestMatches(`${header}, sha-512=:${sha512}:`, body, sha256)).toBe(true);
+    expect(contentDigestMatches(`${header}, sha-512=:${createHash('sha512').update('x').digest('base64')}:`, body, sha256)).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { peekHeader } from '../../../wire/jws';
 import { ProblemError } from '../../../wire/problems';
-import { contentDigest, contentDigestOfSha256 } from '../../../wire/signature-base';
+import { contentDigestOfSha256 } from '../../../wire/signature-base';
 import { checkSignature as verifySignature, incomingSignatureBase, IncomingRequest, VerifyFailure } from '../../../wire/verify-request';
 import { findClientKey } from '../../security/client-registry';
 import { Exchange, requireClient, Step } from '../exchange';
@@ -16,7 +16,7 @@ function incoming(exchange: Exchange): IncomingRequest {
     target: exchange.req.originalUrl,
     header: (name: string) => exchange.header(name),
     body: exchange.rawBody,
-    contentDigest: contentDigestOfSha256(exchange.bodySha256),
+    bodySha256: exchange.bodySha256,
   };
 }
 
@@ -28,7 +28,7 @@ function signatureProblem(exchange: Exchange, flow: Parameters<typeof incomingSi
     extensions: {
       reason: failure.reason,
       signature_base: incomingSignatureBase(flow, incoming(exchange)),
-      content_digest: contentDigest(exchange.rawBody),
+      content_digest: contentDigestOfSha256(exchange.bodySha256),
       kid: read('kid'),
       alg: read('alg'),
     },
