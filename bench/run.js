@@ -127,7 +127,7 @@ function bestOf(results) {
 /** The Bank's last access token: the limit servers get the same Authorization header (and ignore it). */
 let bankToken = null;
 
-/** Seconds after the load at which RSS is read again: the Bank's idle collection has run by then (~7 s, docs/architecture.md, Memory). */
+/** Seconds after the load at which RSS is read again: the Bank's idle collection has run by then (~11 s: 5 quiet seconds, then 5 more; docs/architecture.md, Memory). */
 const RSS_SETTLE_S = QUICK ? 15 : 30;
 
 /**

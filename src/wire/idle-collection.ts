@@ -5,6 +5,9 @@
 // event loop's own utilization says when the process is quiet, and two full collections do what the reducer would:
 // the first frees the old generation's garbage; the second comes 5 s later, when the 5 s over which V8 reckons its
 // allocation rate hold only quiet time, so V8 also shrinks the young generation back to its idle size.
+// A full collection in a quiet process also throws away much of the optimised code (V8 deoptimises ~100 functions,
+// "weak objects"), which costs about a second of recompiling CPU once work resumes. So the first collection waits
+// for several quiet seconds in a row, not one: a client that pauses between bursts keeps its warm code (issue 15).
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Logger } from 'winston';
 
@@ -13,6 +16,8 @@ export interface IdleCollectionPolicy {
   windowMs: number;
   /** A window busy for at most this share of its time is quiet. */
   quietUtilization: number;
+  /** Quiet windows in a row before the first collection. */
+  quietWindowsBeforeCollecting: number;
   /** Busy loop time since the last collection that makes a collection worth its pause, in ms. */
   busyMsWorthCollecting: number;
   /** Quiet windows between the first collection and the second. */
@@ -22,6 +27,7 @@ export interface IdleCollectionPolicy {
 export const IDLE_COLLECTION: IdleCollectionPolicy = {
   windowMs: 1000,
   quietUtilization: 0.05,
+  quietWindowsBeforeCollecting: 5,
   busyMsWorthCollecting: 2000,
   followUpWindows: 5,
 };
@@ -29,11 +35,13 @@ export const IDLE_COLLECTION: IdleCollectionPolicy = {
 export interface IdleCollectionState {
   /** Busy loop time since the last collection, in ms. */
   busyMs: number;
+  /** Quiet windows in a row, up to this one. */
+  quietWindows: number;
   /** Quiet windows left before the follow-up collection; null when none is due. */
   followUpIn: number | null;
 }
 
-export const QUIET_AND_COLLECTED: IdleCollectionState = { busyMs: 0, followUpIn: null };
+export const QUIET_AND_COLLECTED: IdleCollectionState = { busyMs: 0, quietWindows: 0, followUpIn: null };
 
 /** One sampled window: what the state becomes, whether to collect now, and the busy time a collection would follow. */
 export function idleCollectionStep(
@@ -42,14 +50,16 @@ export function idleCollectionStep(
   policy: IdleCollectionPolicy = IDLE_COLLECTION,
 ): { state: IdleCollectionState; collect: boolean; busyMs: number } {
   const busyMs = state.busyMs + window.active;
-  const wait = (followUpIn: number | null) => ({ state: { busyMs, followUpIn }, collect: false, busyMs });
-  if (window.utilization > policy.quietUtilization) return wait(null);
+  const quiet = window.utilization <= policy.quietUtilization;
+  const quietWindows = quiet ? state.quietWindows + 1 : 0;
+  const wait = (followUpIn: number | null) => ({ state: { busyMs, quietWindows, followUpIn }, collect: false, busyMs });
+  if (!quiet) return wait(null);
   if (state.followUpIn !== null) {
     if (state.followUpIn > 1) return wait(state.followUpIn - 1);
     return { state: QUIET_AND_COLLECTED, collect: true, busyMs };
   }
-  if (busyMs < policy.busyMsWorthCollecting) return wait(null);
-  return { state: { busyMs: 0, followUpIn: policy.followUpWindows }, collect: true, busyMs };
+  if (busyMs < policy.busyMsWorthCollecting || quietWindows < policy.quietWindowsBeforeCollecting) return wait(null);
+  return { state: { busyMs: 0, quietWindows, followUpIn: policy.followUpWindows }, collect: true, busyMs };
 }
 
 export interface IdleCollectionOptions {
@@ -85,7 +95,7 @@ export function startIdleCollection(options: IdleCollectionOptions): { stop(): v
     logger.info('idle collection off: node was started without --expose-gc (npm start passes it)');
     return null;
   }
-  logger.debug('idle collection on', { window_ms: policy.windowMs, quiet_utilization: policy.quietUtilization, busy_ms_worth_collecting: policy.busyMsWorthCollecting, follow_up_windows: policy.followUpWindows });
+  logger.debug('idle collection on', { window_ms: policy.windowMs, quiet_utilization: policy.quietUtilization, quiet_windows_before_collecting: policy.quietWindowsBeforeCollecting, busy_ms_worth_collecting: policy.busyMsWorthCollecting, follow_up_windows: policy.followUpWindows });
   let state = QUIET_AND_COLLECTED;
   let last = utilization();
   const timer = setInterval(() => {

@@ -14,7 +14,7 @@ import {
 } from '../../src/wire/idle-collection';
 
 const ROOT = path.resolve(__dirname, '../..');
-const { windowMs, busyMsWorthCollecting, followUpWindows } = IDLE_COLLECTION;
+const { windowMs, busyMsWorthCollecting, followUpWindows, quietWindowsBeforeCollecting: quietRun } = IDLE_COLLECTION;
 const busy = { active: windowMs, utilization: 1 };
 const quiet = { active: 10, utilization: 0.01 };
 
@@ -40,8 +40,9 @@ function collecting(lines: Record<string, unknown>[]): winston.Logger {
 describe('idle collection: the policy', () => {
   const busySeconds = Math.ceil(busyMsWorthCollecting / windowMs);
 
-  it('collects on the first quiet window after enough busy time, then once more after the follow-up windows', () => {
-    expect(collectionsOver([...repeat(busy, busySeconds), ...repeat(quiet, 10)])).toEqual([busySeconds, busySeconds + followUpWindows]);
+  it('collects once the loop has been quiet for a run of windows after enough busy time, then once more after the follow-up windows', () => {
+    const first = busySeconds + quietRun - 1;
+    expect(collectionsOver([...repeat(busy, busySeconds), ...repeat(quiet, quietRun + followUpWindows + 5)])).toEqual([first, first + followUpWindows]);
   });
 
   it('does not collect after a short busy spell, nor while the loop stays busy', () => {
@@ -49,20 +50,27 @@ describe('idle collection: the policy', () => {
     expect(collectionsOver(repeat(busy, 30))).toEqual([]);
   });
 
-  it('drops the follow-up when work resumes, and collects again only after enough new busy time', () => {
-    const windows = [...repeat(busy, busySeconds), quiet, busy, ...repeat(quiet, 10), ...repeat(busy, busySeconds), quiet];
-    // The busy window between counts toward the next collection, not enough alone.
-    expect(collectionsOver(windows)).toEqual([busySeconds, windows.length - 1]);
+  it('does not collect in pauses shorter than the quiet run: a client that pauses between bursts keeps its warm code', () => {
+    const pause = repeat(quiet, quietRun - 1);
+    expect(collectionsOver([...repeat(busy, busySeconds), ...pause, busy, ...pause, busy, ...pause, busy])).toEqual([]);
+  });
+
+  it('drops the follow-up when work resumes, and collects again only after enough new busy time and a new quiet run', () => {
+    const first = busySeconds + quietRun - 1;
+    const windows = [...repeat(busy, busySeconds), ...repeat(quiet, quietRun), busy, ...repeat(quiet, 10), ...repeat(busy, busySeconds), ...repeat(quiet, quietRun)];
+    // The busy window after the first collection counts toward the next one, not enough alone.
+    expect(collectionsOver(windows)).toEqual([first, windows.length - 1]);
   });
 
   it('adds up the busy time of quiet windows too, so a trickle of work is collected after long enough', () => {
     const trickle = Math.ceil(busyMsWorthCollecting / quiet.active);
+    expect(trickle).toBeGreaterThanOrEqual(quietRun);
     expect(collectionsOver(repeat(quiet, trickle + followUpWindows + 1))).toEqual([trickle - 1, trickle - 1 + followUpWindows]);
   });
 
   it('counts a window exactly at the quiet share as quiet', () => {
     const atThreshold = { active: 50, utilization: IDLE_COLLECTION.quietUtilization };
-    expect(idleCollectionStep({ busyMs: busyMsWorthCollecting, followUpIn: null }, atThreshold).collect).toBe(true);
+    expect(idleCollectionStep({ busyMs: busyMsWorthCollecting, quietWindows: quietRun - 1, followUpIn: null }, atThreshold).collect).toBe(true);
   });
 });
 
@@ -89,7 +97,7 @@ describe('idle collection: the sampling loop', () => {
     const collect = jest.fn();
     const running = startIdleCollection({ collect, logger: collecting(lines), utilization });
     expect(running).not.toBeNull();
-    jest.advanceTimersByTime(windowMs * busyWindows);
+    jest.advanceTimersByTime(windowMs * (busyWindows + quietRun - 1));
     expect(collect).not.toHaveBeenCalled();
     jest.advanceTimersByTime(windowMs);
     expect(collect).toHaveBeenCalledTimes(1);
@@ -103,7 +111,7 @@ describe('idle collection: the sampling loop', () => {
     expect(lines[0]).toMatchObject({ level: 'debug', message: 'idle collection on', window_ms: windowMs });
     const logged = lines.filter((line) => line.message === 'idle collection');
     expect(logged).toHaveLength(2);
-    expect(logged[0]).toMatchObject({ level: 'debug', busy_ms: busyWindows * busy.active + quiet.active });
+    expect(logged[0]).toMatchObject({ level: 'debug', busy_ms: busyWindows * busy.active + quietRun * quiet.active });
     expect(logged[0]).toHaveProperty('pause_ms');
     expect(logged[0]).toHaveProperty('heap_total_mb');
   });
@@ -123,7 +131,7 @@ describe('idle collection: a real process', () => {
       const { startIdleCollection } = require(${JSON.stringify(path.join(ROOT, 'dist/wire/idle-collection.js'))});
       const winston = require('winston');
       const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Console()] });
-      const policy = { windowMs: 100, quietUtilization: 0.05, busyMsWorthCollecting: 300, followUpWindows: 3 };
+      const policy = { windowMs: 100, quietUtilization: 0.05, quietWindowsBeforeCollecting: 2, busyMsWorthCollecting: 300, followUpWindows: 3 };
       const running = startIdleCollection({ collect: globalThis.gc, logger, policy });
       setTimeout(() => {
         let kept = [];
