@@ -53,8 +53,11 @@ async function round(flow, servers, { requests, connections, warmUp }) {
   const running = [];
   try {
     for (const server of servers) running.push(await launch(server, flow));
-    await Promise.all(running.map((one) => firePool(one.base, Array.from({ length: warmUp }, (_, index) => one.request(index)), connections)));
-    const pools = running.map((one) => Array.from({ length: requests }, (_, index) => one.request(index)));
+    // Every request is signed before the warm-up: signing the measured pool after it left both servers idle for a
+    // second or two between warm-up and load, a pause that no steady load has.
+    const warmUps = running.map((one) => Array.from({ length: warmUp }, (_, index) => one.request(index)));
+    const pools = running.map((one) => Array.from({ length: requests }, (_, index) => one.request(warmUp + index)));
+    await Promise.all(running.map((one, index) => firePool(one.base, warmUps[index], connections)));
     const before = running.map((one) => cpuMicros(one.child.pid));
     const results = await Promise.all(running.map((one, index) => firePool(one.base, pools[index], connections)));
     const after = running.map((one) => cpuMicros(one.child.pid));
