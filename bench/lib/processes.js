@@ -101,14 +101,27 @@ function treeRssMb(pid) {
 }
 
 /** CPU time a process has used so far (user + system, from /proc), in µs; null where /proc cannot tell. */
-function cpuMicros(pid) {
+function ticksAsMicros(statFile) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(statFile, 'utf8');
     const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
     return ((utime + stime) * 1e6) / CLOCK_TICKS_PER_S;
   } catch {
     return null;
   }
+}
+
+/** CPU µs (user + system) of a process, all its threads. */
+function cpuMicros(pid) {
+  return ticksAsMicros(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU µs of a process's main thread (its thread id is the pid): the JavaScript. The rest of cpuMicros is V8's
+ * background threads (TurboFan compiling, concurrent marking) and libuv's pool.
+ */
+function mainThreadCpuMicros(pid) {
+  return ticksAsMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
 async function stop(child) {
@@ -136,4 +149,4 @@ function median(values) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, cpuMicros, stop, median, sleep };
+module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros, stop, median, sleep };

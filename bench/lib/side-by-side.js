@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bankArgs, bankEnv, cpuMicros, freePort, start, waitForAnswer, stop, median } = require('./processes');
+const { bankArgs, bankEnv, cpuMicros, mainThreadCpuMicros, freePort, start, waitForAnswer, stop, median } = require('./processes');
 const { fetchToken } = require('./signing');
 const { firePool, signedRequests } = require('./signed-load');
 
@@ -48,7 +48,7 @@ async function launch(server, flow) {
   }
 }
 
-/** Both servers at once: a warm-up, then the measured load; answers each one's CPU µs a request. */
+/** Both servers at once: a warm-up, then the measured load; answers each one's CPU µs a request (all threads, main thread). */
 async function round(flow, servers, { requests, connections, warmUp }) {
   const running = [];
   try {
@@ -58,13 +58,14 @@ async function round(flow, servers, { requests, connections, warmUp }) {
     const warmUps = running.map((one) => Array.from({ length: warmUp }, (_, index) => one.request(index)));
     const pools = running.map((one) => Array.from({ length: requests }, (_, index) => one.request(warmUp + index)));
     await Promise.all(running.map((one, index) => firePool(one.base, warmUps[index], connections)));
-    const before = running.map((one) => cpuMicros(one.child.pid));
+    const cpu = () => running.map((one) => ({ all: cpuMicros(one.child.pid), main: mainThreadCpuMicros(one.child.pid) }));
+    const before = cpu();
     const results = await Promise.all(running.map((one, index) => firePool(one.base, pools[index], connections)));
-    const after = running.map((one) => cpuMicros(one.child.pid));
+    const after = cpu();
     return running.map((one, index) => {
       const refused = results[index].non2xx + results[index].errors;
       if (refused > 0) throw new Error(`${servers[index].spec}: ${refused} requests refused or failed`);
-      return (after[index] - before[index]) / requests;
+      return { all: (after[index].all - before[index].all) / requests, main: (after[index].main - before[index].main) / requests };
     });
   } finally {
     for (const one of running) {
@@ -76,21 +77,27 @@ async function round(flow, servers, { requests, connections, warmUp }) {
 
 /**
  * `rounds` rounds of A and B side by side, each starting both afresh (which one starts first alternates).
- * Answers the CPU µs a request of each per round (microsA, microsB), B ÷ A per round, and the medians.
+ * Answers the CPU µs a request of each per round (microsA, microsB: all threads; mainA, mainB: the main thread),
+ * B ÷ A per round, and the medians.
  */
 async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, connections = 10, warmUp = 3_000, onRound = () => undefined } = {}) {
   const [a, b] = [specA, specB].map(parseServer);
-  const micros = { a: [], b: [] };
+  const measured = { a: [], b: [] };
   const ratios = [];
   const options = { requests, connections, warmUp };
   for (let index = 0; index < rounds; index += 1) {
     const [first, second] = index % 2 === 0 ? await round(flow, [a, b], options) : (await round(flow, [b, a], options)).reverse();
-    micros.a.push(first);
-    micros.b.push(second);
-    ratios.push(second / first);
-    onRound({ round: index + 1, a: first, b: second, ratio: second / first });
+    measured.a.push(first);
+    measured.b.push(second);
+    ratios.push(second.all / first.all);
+    onRound({ round: index + 1, a: first.all, b: second.all, mainA: first.main, mainB: second.main, ratio: second.all / first.all });
   }
-  return { microsA: micros.a, microsB: micros.b, ratios, medianA: median(micros.a), medianB: median(micros.b), medianRatio: median(ratios) };
+  const all = (side) => measured[side].map((one) => one.all);
+  const main = (side) => measured[side].map((one) => one.main);
+  return {
+    microsA: all('a'), microsB: all('b'), mainA: main('a'), mainB: main('b'), ratios,
+    medianA: median(all('a')), medianB: median(all('b')), medianMainA: median(main('a')), medianMainB: median(main('b')), medianRatio: median(ratios),
+  };
 }
 
 module.exports = { parseServer, sideBySide };

@@ -1,6 +1,6 @@
-// bench/ab.js measures two servers side by side and prints B's CPU a request over A's. A short real run (the built
-// Bank beside the required-rows server) checks that both take the load and that the ratio it prints is B over A;
-// a server it does not know is refused before anything starts.
+// bench/ab.js measures two servers side by side and prints B's CPU a request over A's (and each one's main thread). A
+// short real run (the built Bank beside the required-rows server) checks that both take the load and that the ratio it
+// prints is B over A; a server it does not know is refused before anything starts.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,15 +11,18 @@ const AB = path.resolve(__dirname, '../../bench/ab.js');
 describe('bench/ab.js', () => {
   it('runs the Bank and the required-rows server side by side and prints B over A for each round', async () => {
     const { stdout } = await run(process.execPath, [AB, 'create', 'required', 'bank', '--rounds=2', '--requests=300', '--warm-up=100', '--connections=4'], { timeout: 120_000 });
-    const rounds = [...stdout.matchAll(/^round (\d): A ([\d.]+) µs, B ([\d.]+) µs a create, B ÷ A ([\d.]+)$/gm)];
+    const rounds = [...stdout.matchAll(/^round (\d): A ([\d.]+) µs \(main thread ([\d.]+)\), B ([\d.]+) µs \(main thread ([\d.]+)\) a create, B ÷ A ([\d.]+)$/gm)];
     expect(rounds.map((round) => round[1])).toEqual(['1', '2']);
-    for (const [, , a, b, ratio] of rounds) {
+    for (const [, , a, mainA, b, mainB, ratio] of rounds) {
       expect(Number(a)).toBeGreaterThan(0);
       expect(Number(b)).toBeGreaterThan(0);
+      // The main thread is part of the process: never more than all its threads.
+      expect(Number(mainA)).toBeLessThanOrEqual(Number(a));
+      expect(Number(mainB)).toBeLessThanOrEqual(Number(b));
       expect(Number(ratio)).toBeCloseTo(Number(b) / Number(a), 2);
     }
-    expect(stdout).toMatch(/^A required: median [\d.]+ µs a create$/m);
-    expect(stdout).toMatch(/^B bank: median [\d.]+ µs a create$/m);
+    expect(stdout).toMatch(/^A required: median [\d.]+ µs a create, main thread [\d.]+$/m);
+    expect(stdout).toMatch(/^B bank: median [\d.]+ µs a create, main thread [\d.]+$/m);
     expect(stdout).toMatch(/^B ÷ A: [\d.]+ [\d.]+; median [\d.]+$/m);
   }, 150_000);
 
