@@ -100,7 +100,7 @@ function treeRssMb(pid) {
   return kb / 1024;
 }
 
-/** CPU time a process has used so far (user + system, from /proc), in µs; null where /proc cannot tell. */
+/** The CPU time (user + system) a /proc stat file counts so far, in µs; null where /proc cannot tell. */
 function ticksAsMicros(statFile) {
   try {
     const stat = fs.readFileSync(statFile, 'utf8');
