@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { LIMIT_SERVERS, pinSelf, freePort, startBank, startLimitServer, waitForAnswer, stop } = require('./lib/processes');
 const { fetchToken } = require('./lib/signing');
 const { firePool, signedRequests } = require('./lib/signed-load');
 const { top, printCosts } = require('./profile-top');
@@ -24,17 +24,9 @@ const CONNECTIONS = Number(option('connections', 20));
 
 function launchProfiled(port, dataDir, profileDir) {
   const profiling = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  if (SERVER === 'bank') {
-    return start(process.execPath, bankArgs(BANK_ROOT, profiling), {
-      cwd: BANK_ROOT,
-      // From the modules, not the bundle: the profile's frames then name each file (profile-top.js classes them by it).
-      env: { ...bankEnv(port, dataDir), FAST_START: 'off' },
-    });
-  }
-  return start(process.execPath, [...profiling, path.join(__dirname, 'limit-server.js')], {
-    cwd: ROOT,
-    env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: SERVER === 'limit-http' ? 'http' : 'express', LIMIT_STORE: SERVER === 'required' ? 'required' : 'one-insert' },
-  });
+  // From the modules, not the bundle: the profile's frames then name each file (profile-top.js classes them by it).
+  if (SERVER === 'bank') return startBank(BANK_ROOT, port, dataDir, { FAST_START: 'off' }, profiling);
+  return startLimitServer(port, dataDir, LIMIT_SERVERS[SERVER] ?? LIMIT_SERVERS.limit, profiling);
 }
 
 async function main() {

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
+const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -64,12 +64,12 @@ const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create'
 async function launch(target, port, dataDir, extraEnv = {}) {
   const startedAt = performance.now();
   if (target.kind === 'limit') {
-    const child = start(process.execPath, [path.join(__dirname, 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, LIMIT_FRAMEWORK: target.framework, LIMIT_STORE: target.store ?? 'one-insert' } });
+    const child = startLimitServer(port, dataDir, { LIMIT_FRAMEWORK: target.framework, LIMIT_STORE: target.store ?? 'one-insert' });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }
   if (target.kind === 'bank') {
-    const child = start(process.execPath, bankArgs(BANK_ROOT), { cwd: BANK_ROOT, env: { ...bankEnv(port, dataDir), ...target.settings, ...extraEnv } });
+    const child = startBank(BANK_ROOT, port, dataDir, { ...target.settings, ...extraEnv });
     const ms = await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
     return { child, ms };
   }

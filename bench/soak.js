@@ -5,7 +5,7 @@ const os = require('node:os');
 const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { bankArgs, bankEnv, freePort, start, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
+const { freePort, startBank, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -25,10 +25,7 @@ async function soak(total) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
   const startedAt = performance.now();
-  const child = start(process.execPath, bankArgs(ROOT), {
-    cwd: ROOT,
-    env: bankEnv(port, dataDir),
-  });
+  const child = startBank(ROOT, port, dataDir);
   await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });
   const base = `http://127.0.0.1:${port}`;
   let token = await fetchToken(base);

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
+const path = require('node:path');
 const { bankArgs } = require('../../scripts/start-flags');
 
 const CORES = os.cpus().length;
@@ -124,6 +125,26 @@ function mainThreadCpuMicros(pid) {
   return ticksAsMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
+const ROOT = path.resolve(__dirname, '../..');
+const LIMIT_SERVER = path.join(ROOT, 'bench', 'limit-server.js');
+
+/** The limit servers by the names the bench scripts take (`--server=`, ab.js), as LIMIT_* environment. */
+const LIMIT_SERVERS = {
+  limit: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'one-insert' },
+  'limit-http': { LIMIT_FRAMEWORK: 'http', LIMIT_STORE: 'one-insert' },
+  required: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'required' },
+};
+
+/** The built Bank in `root` as npm start runs it, with the bench's environment and `env`; `nodeFlags` (a profiler) too. */
+function startBank(root, port, dataDir, env = {}, nodeFlags = []) {
+  return start(process.execPath, bankArgs(root, nodeFlags), { cwd: root, env: { ...bankEnv(port, dataDir), ...env } });
+}
+
+/** bench/limit-server.js with its LIMIT_* environment `env`; `nodeFlags` (a profiler) before the script. */
+function startLimitServer(port, dataDir, env, nodeFlags = []) {
+  return start(process.execPath, [...nodeFlags, LIMIT_SERVER], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, ...env } });
+}
+
 async function stop(child) {
   try {
     process.kill(-child.pid, 'SIGTERM');
@@ -149,4 +170,7 @@ function median(values) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { CORES, bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros, stop, median, sleep };
+module.exports = {
+  CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
+  stop, median, sleep,
+};

@@ -6,16 +6,11 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bankArgs, bankEnv, cpuMicros, mainThreadCpuMicros, freePort, start, waitForAnswer, stop, median } = require('./processes');
+const { LIMIT_SERVERS, cpuMicros, mainThreadCpuMicros, freePort, startBank, startLimitServer, waitForAnswer, stop, median } = require('./processes');
 const { fetchToken } = require('./signing');
 const { firePool, signedRequests } = require('./signed-load');
 
 const ROOT = path.resolve(__dirname, '../..');
-const LIMIT_KINDS = {
-  limit: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'one-insert' },
-  'limit-http': { LIMIT_FRAMEWORK: 'http', LIMIT_STORE: 'one-insert' },
-  required: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'required' },
-};
 
 /** `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required`, with `?ENV=value&…`. */
 function parseServer(spec) {
@@ -23,16 +18,14 @@ function parseServer(spec) {
   const env = Object.fromEntries(new URLSearchParams(query));
   const [kind, dir] = server.split(/:(.*)/s);
   if (kind === 'bank') return { spec, kind, root: path.resolve(dir || ROOT), env };
-  if (LIMIT_KINDS[kind]) return { spec, kind, env: { ...LIMIT_KINDS[kind], ...env } };
+  if (LIMIT_SERVERS[kind]) return { spec, kind, env: { ...LIMIT_SERVERS[kind], ...env } };
   throw new Error(`unknown server "${spec}": bank, bank:<dir>, limit, limit-http or required`);
 }
 
 async function launch(server, flow) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-side-'));
-  const child = server.kind === 'bank'
-    ? start(process.execPath, bankArgs(server.root), { cwd: server.root, env: { ...bankEnv(port, dataDir), ...server.env } })
-    : start(process.execPath, [path.join(__dirname, '..', 'limit-server.js')], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, ...server.env } });
+  const child = server.kind === 'bank' ? startBank(server.root, port, dataDir, server.env) : startLimitServer(port, dataDir, server.env);
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
