@@ -59,48 +59,59 @@ export class HttpRequestError extends Error {
   }
 }
 
-/** Header names as sent, with values; a slot can be empty (`undefined`) and is then not sent. */
+/**
+ * Header names as sent, with values; a slot can be empty (`undefined`) and is then not sent. A dozen headers at
+ * most: parallel arrays and a linear search beat a Map here.
+ */
 class HeaderList {
-  private readonly entries: [name: string, value: string | undefined][] = [];
-  /** Index of each name in `entries`, by its trimmed lower-case form (names match caselessly). */
-  private readonly index = new Map<string, number>();
+  private readonly names: string[] = [];
+  /** Each name's trimmed lower-case form (names match caselessly). */
+  private readonly keys: string[] = [];
+  private readonly values: (string | undefined)[] = [];
 
   /** Sets a header; the first spelling and place of a name are kept. `rewrite` false: only when it has no value. */
   set(name: string, value: string | undefined, rewrite = true): void {
-    const key = name.trim().toLowerCase();
+    const key = name.toLowerCase().trim();
     if (!key) return;
-    const value_ = value === undefined ? undefined : sanitize(value);
-    const at = this.index.get(key);
-    if (at === undefined) {
-      this.index.set(key, this.entries.length);
-      this.entries.push([name, value_]);
-    } else if (rewrite || this.entries[at][1] === undefined) {
-      this.entries[at][1] = value_;
+    const at = this.keys.indexOf(key);
+    if (at === -1) {
+      this.names.push(name);
+      this.keys.push(key);
+      this.values.push(value === undefined ? undefined : sanitize(value));
+    } else if (rewrite || this.values[at] === undefined) {
+      this.values[at] = value === undefined ? undefined : sanitize(value);
     }
   }
 
   get(name: string): string | undefined {
-    const at = this.index.get(name.toLowerCase());
-    return at === undefined ? undefined : this.entries[at][1];
+    const at = this.keys.indexOf(name.toLowerCase());
+    return at === -1 ? undefined : this.values[at];
   }
 
   toObject(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [name, value] of this.entries) if (value !== undefined) out[name] = value;
+    for (let at = 0; at < this.names.length; at += 1) {
+      const value = this.values[at];
+      if (value !== undefined) out[this.names[at]] = value;
+    }
     return out;
   }
 }
 
 /** axios's header value sanitising: spaces and tabs trimmed, control characters removed. */
-const PADDED = /^[ \t]|[ \t]$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 function sanitize(value: string): string {
-  // Most values need nothing: two tests instead of two replacements.
-  if (!PADDED.test(value) && !CONTROL.test(value)) return value;
+  // Most values need nothing: a look at both ends and one scan instead of two replacements.
+  if (!paddedAt(value.charCodeAt(0)) && !paddedAt(value.charCodeAt(value.length - 1)) && !CONTROL.test(value)) return value;
   // eslint-disable-next-line no-control-regex
   return value.replace(/^[ \t]+|[ \t]+$/g, '').replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, '');
+}
+
+/** A space or a tab. */
+function paddedAt(charCode: number): boolean {
+  return charCode === 0x20 || charCode === 0x09;
 }
 
 /** axios's stringifySafely for a string body sent as JSON. */
@@ -174,6 +185,29 @@ function decoded(res: http.IncomingMessage, method: string): Readable {
   return streams.length > 1 ? (pipeline(streams as unknown as [Readable, Transform], () => undefined) as unknown as Readable) : res;
 }
 
+/**
+ * What node's http.request makes of a URL (its urlToHttpOptions), as a plain object: given the URL itself, node
+ * builds a prototype-less copy of it, and every option the request and the agent look up on that copy is a
+ * dictionary miss (~30 µs of a keep-alive mTLS callback, measured in-process against this).
+ */
+function requestOptions(url: URL, method: string, headers: Record<string, string>, agent: http.Agent): http.RequestOptions {
+  const { hostname, port, username, password } = url;
+  const options: http.RequestOptions = {
+    protocol: url.protocol,
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    path: url.pathname + url.search,
+    method,
+    headers,
+    agent,
+  };
+  if (port !== '') options.port = Number(port);
+  if (username || password) options.auth = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+  return options;
+}
+
+/** Sockets already given TCP keep-alive: a keep-alive socket serves many requests, one setsockopt is enough. */
+const keptAlive = new WeakSet<object>();
+
 function errorOf(error: unknown): HttpRequestError {
   if (error instanceof HttpRequestError) return error;
   const { code, message } = error as { code?: string; message?: string };
@@ -205,7 +239,7 @@ export function httpRequest(options: HttpRequestOptions): Promise<HttpResponse> 
     };
     const cancel = () => fail(new HttpRequestError('ERR_CANCELED', 'canceled'));
     const timedOut = () => fail(new HttpRequestError('ECONNABORTED', `timeout of ${timeoutMs}ms exceeded`));
-    const req = transport.request(url, { method, headers, agent: options.agent }, (res) => {
+    const req = transport.request(requestOptions(url, method, headers, options.agent), (res) => {
       if (headTimer) clearTimeout(headTimer);
       if (done) return;
       const stream = decoded(res, method.toUpperCase());
@@ -232,7 +266,9 @@ export function httpRequest(options: HttpRequestOptions): Promise<HttpResponse> 
       });
     });
     req.on('socket', (socket) => {
-      if (typeof socket.setKeepAlive === 'function') socket.setKeepAlive(true, 60_000);
+      if (keptAlive.has(socket) || typeof socket.setKeepAlive !== 'function') return;
+      socket.setKeepAlive(true, 60_000);
+      keptAlive.add(socket);
     });
     req.on('error', (error) => fail(errorOf(error)));
     if (timeoutMs > 0) {

@@ -201,7 +201,7 @@ export class SignedClient {
     const { deadlineMs, maxResponseBytes } = this.options;
     const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     try {
-      const target = new URL(url.toString());
+      const target = typeof url === 'string' ? new URL(url) : url;
       if (!/^https?:$/.test(target.protocol) || this.throughProxy(target.protocol)) return await this.requestThroughAxios(method, url, headers, body, deadline, started);
       const response = await httpRequest({
         method, url: target, headers, body, agent: this.agentFor(target), timeoutMs: this.options.timeoutMs, maxResponseBytes, signal: deadline,

@@ -61,6 +61,12 @@ interface Call {
   timeoutMs?: number;
   maxResponseBytes?: number;
   deadlineMs?: number;
+  /** user:password@ in the URL, before the host. */
+  userinfo?: string;
+}
+
+function callUrl(port: number, call: Call): string {
+  return `http://${call.userinfo ?? ''}127.0.0.1:${port}${call.path}`;
 }
 
 /** axios as src/wire/signed-client.ts configured it before issue 15. */
@@ -84,7 +90,7 @@ async function throughAxios(port: number, call: Call): Promise<Omit<Outcome, 're
   const signal = call.deadlineMs === undefined ? undefined : AbortSignal.timeout(call.deadlineMs);
   try {
     const response = await client.request<string>({
-      method: call.method, url: `http://127.0.0.1:${port}${call.path}`, headers: call.headers, data: call.body,
+      method: call.method, url: callUrl(port, call), headers: call.headers, data: call.body,
       ...(signal ? { signal } : {}), ...(call.maxResponseBytes === undefined ? {} : { maxContentLength: call.maxResponseBytes }),
     });
     return { answer: { status: response.status, headers: plain(response.headers as unknown as Record<string, unknown>), body: String(response.data ?? '') }, error: null };
@@ -100,7 +106,7 @@ async function throughHttpRequest(port: number, call: Call): Promise<Omit<Outcom
   const signal = call.deadlineMs === undefined ? undefined : AbortSignal.timeout(call.deadlineMs);
   try {
     const response = await httpRequest({
-      method: call.method, url: new URL(`http://127.0.0.1:${port}${call.path}`), headers: call.headers, body: call.body, agent,
+      method: call.method, url: new URL(callUrl(port, call)), headers: call.headers, body: call.body, agent,
       timeoutMs: call.timeoutMs ?? 2000, maxResponseBytes: call.maxResponseBytes, signal,
     });
     return { answer: { status: response.status, headers: plain(response.headers), body: response.body }, error: null };
@@ -144,6 +150,9 @@ describe('httpRequest sends what axios sent', () => {
     ['a POST with an empty Buffer', { method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0) }],
     ["a caller's Accept, User-Agent, Content-Type and Content-Length", { method: 'POST', path: '/x', headers: { 'user-agent': 'mine', Accept: 'text/html', 'Content-Type': 'text/plain', 'content-length': '3' }, body: 'abc' }],
     ['header values padded or empty, names in two spellings', { method: 'GET', path: '/x', headers: { 'x-padded': '  v  ', 'x-empty': '', 'X-Dup': 'a', 'x-dup': 'b' } }],
+    ['credentials in the URL (Basic, percent-decoded)', { method: 'GET', path: '/x', headers: {}, userinfo: 'us%20er:p%40ss@' }],
+    ['a user without a password in the URL', { method: 'GET', path: '/x', headers: {}, userinfo: 'only@' }],
+    ['a fragment in the URL, not sent', { method: 'GET', path: '/x?a=1&b=%2F#frag', headers: {} }],
     ['a non-ASCII body and header value', { method: 'POST', path: '/x', headers: { 'content-type': 'application/json', 'x-name': 'Zoë' }, body: '{"name":"Zoë"}' }],
   ];
   for (const [name, call] of requests) {
