@@ -188,6 +188,7 @@ export class Journal implements OrderJournal {
   private lastAgePrune = 0;
   private readonly pruneSlack: number;
   private timer: NodeJS.Timeout | null = null;
+  private lastOutgoingPath: { url: string; path: string } | null = null;
 
   constructor(
     private readonly repo: JournalRepository,
@@ -395,12 +396,7 @@ export class Journal implements OrderJournal {
     if (exchange.fault) detail.fault = exchange.fault;
     const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
     if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(parseJson(answer.body)));
-    let path = url;
-    try {
-      path = new URL(exchange.url).pathname;
-    } catch {
-      // kept whole
-    }
+    const path = this.pathOf(exchange.url, url);
     return {
       id: item.id,
       at: item.at,
@@ -416,6 +412,20 @@ export class Journal implements OrderJournal {
       detail: JSON.stringify(detail),
       references: [...new Set(references)].slice(0, MAX_REFERENCES).map((reference) => ({ clientId, reference })),
     };
+  }
+
+  /** The path of an outgoing URL (`fallback` when it cannot be parsed); the last is kept: callbacks share one URL. */
+  private pathOf(url: string, fallback: string): string {
+    if (this.lastOutgoingPath?.url !== url) {
+      let path = fallback;
+      try {
+        path = new URL(url).pathname;
+      } catch {
+        // kept whole
+      }
+      this.lastOutgoingPath = { url, path };
+    }
+    return this.lastOutgoingPath.path;
   }
 
   private entryView(row: JournalRow & { references: string[]; fault: string | null }) {

@@ -35,6 +35,7 @@ export class ConnectorClient {
   private readonly tokens: TokenCache | null;
   /** The journal's observer, also told of the requests a fault profile dropped (never sent). */
   private readonly recordExchange?: (exchange: SentExchange) => void;
+  private lastCallbackUrl: { target: string; url: URL } | null = null;
 
   constructor(
     readonly settings: ConnectorSettings,
@@ -77,10 +78,19 @@ export class ConnectorClient {
 
   /** One callback attempt; `faults` (a fault profile's) may drop it, corrupt its signature or send it twice. */
   async postCallback(target: string, idempotencyKey: string, body: Buffer, faults: AttemptFaults = CLEAN_ATTEMPT): Promise<ConnectorResponse> {
-    const url = new URL(target);
+    const url = this.callbackUrl(target);
     const sign = () => this.signedHeaders('callback', 'POST', url, body, idempotencyKey);
     if (faults.drop) return this.dropped('POST', url, sign(), body, faults);
     return this.sendWithFaults('POST', url, sign, body, faults);
+  }
+
+  /**
+   * The parsed callback URL: every unit callback (and every batch) of a Connector goes to the same one, so the
+   * last is kept rather than parsed again for each. Read only: the signing and the request never change it.
+   */
+  private callbackUrl(target: string): URL {
+    if (this.lastCallbackUrl?.target !== target) this.lastCallbackUrl = { target, url: new URL(target) };
+    return this.lastCallbackUrl.url;
   }
 
   /**
