@@ -77,13 +77,14 @@ async function devPki() {
 }
 
 /**
- * The process that pulls and calls back: the Bank's (bench/lib/outbound-bank.js) or, `limit`, the outbound limit's
- * (bench/lib/outbound-limit.js); pinned to core 0 when there are two cores; resolves once it is ready.
+ * The process that pulls and calls back: the Bank's (bench/lib/outbound-bank.js, the build in `root`) or, `limit`,
+ * the outbound limit's (bench/lib/outbound-limit.js); pinned to core 0 when there are two cores; resolves once it
+ * is ready.
  */
-function startSender(settings, limit = false) {
+function startSender(settings, { limit = false, root = ROOT } = {}) {
   const script = path.join(__dirname, 'lib', limit ? 'outbound-limit.js' : 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
-  const node = [process.execPath, ...bankNodeFlags(ROOT), ...profile, script, JSON.stringify(settings)];
+  const node = [process.execPath, ...bankNodeFlags(root), ...profile, script, JSON.stringify({ ...settings, root })];
   const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
@@ -92,7 +93,8 @@ function startSender(settings, limit = false) {
   });
 }
 
-async function runMode(mode, count, transport, limit = false) {
+/** A fake Connector with `count` orders and a sender ready to pull them: `sender` is { limit, root } as startSender takes. */
+async function prepareRun(mode, count, transport, sender = {}) {
   const orders = connectorOrders(count);
   const pki = transport === 'mtls' ? await devPki() : null;
   const fake = fakeConnector(orders, pki && { key: fs.readFileSync(pki.clientKey('demo-connector')), cert: fs.readFileSync(pki.clientCert('demo-connector')), ca: fs.readFileSync(pki.caCert) });
@@ -105,25 +107,34 @@ async function runMode(mode, count, transport, limit = false) {
     ...(process.env.OUTBOUND_CONFIG ? JSON.parse(process.env.OUTBOUND_CONFIG) : {}),
   };
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
-  const sender = await startSender({ config, tls }, limit);
+  const child = await startSender({ config, tls }, sender);
+  return { mode, count, transport, fake, child, limit: Boolean(sender.limit) };
+}
+
+/** Tells a prepared sender to go; resolves once the fake Connector has every final, with the sender's figures. */
+async function measureRun({ mode, count, transport, fake, child, limit }) {
   const started = performance.now();
-  const cpuBefore = cpuMicros(sender.pid);
+  const cpuBefore = cpuMicros(child.pid);
   let exitCode = null;
-  sender.once('exit', (code) => (exitCode = code));
-  sender.send('go');
+  child.once('exit', (code) => (exitCode = code));
+  child.send('go');
   while (fake.finals.size < count) {
     if (exitCode !== null) throw new Error(`the outbound ${limit ? 'limit' : 'Bank'} exited with ${exitCode} after ${fake.finals.size} of ${count} finals`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuMicros(sender.pid);
+  const cpuAfter = cpuMicros(child.pid);
   // Less noisy than orders/s on a shared machine: what each order cost the process, whatever else ran meanwhile.
   const cpuUsPerOrder = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / count);
-  sender.send('stop');
-  await new Promise((resolve) => sender.once('exit', resolve));
+  child.send('stop');
+  await new Promise((resolve) => child.once('exit', resolve));
   fake.server.close();
   fake.server.closeAllConnections?.();
   return { mode, transport, server: limit ? 'limit' : 'bank', orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), cpuUsPerOrder };
+}
+
+async function runMode(mode, count, transport, limit = false) {
+  return measureRun(await prepareRun(mode, count, transport, { limit }));
 }
 
 function resultLine(result) {
@@ -155,7 +166,7 @@ async function outboundPipeline(count, { transports = ['http', 'mtls'], modes = 
   return results;
 }
 
-module.exports = { outboundPipeline, connectorOrders, fakeConnector };
+module.exports = { outboundPipeline, connectorOrders, fakeConnector, prepareRun, measureRun };
 
 if (require.main === module) {
   const list = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1].split(',');
