@@ -8,7 +8,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { AxiosInstance } from 'axios';
 import { Clock } from './clock';
-import { httpRequest, HttpRequestError } from './http-request';
+import { httpRequest, HttpRequestError, TCP_KEEP_ALIVE_MS } from './http-request';
 import { signDetached } from './jws';
 import { SigningKey } from './keys';
 import { newNonce } from './random-ids';
@@ -114,9 +114,12 @@ export class SignedClient {
     if (this.agents) return this.agents;
     const { maxSockets } = this.options;
     const sockets = maxSockets === undefined ? {} : { maxSockets };
+    // TCP keep-alive after 60 s idle, as axios set it for each request; node's agent sets its own (1 s by default)
+    // each time a socket goes back to the pool, so the pool is given the same and httpRequest sets it once a socket.
+    const keepAlive = { keepAlive: true, keepAliveMsecs: TCP_KEEP_ALIVE_MS };
     this.agents = {
-      http: new http.Agent({ keepAlive: true, ...sockets }),
-      https: new https.Agent({ keepAlive: true, ...sockets, ...this.secureOptions() }),
+      http: new http.Agent({ ...keepAlive, ...sockets }),
+      https: new https.Agent({ ...keepAlive, ...sockets, ...this.secureOptions() }),
     };
     return this.agents;
   }

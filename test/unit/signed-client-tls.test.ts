@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { TLSSocket } from 'node:tls';
@@ -51,6 +52,20 @@ describe('SignedClient over mutual TLS', () => {
     client.close();
     expect(seen.map((request) => request.peer)).toEqual(['sandbox-bank', 'sandbox-bank', 'sandbox-bank']);
     expect(new Set(seen.map((request) => request.socket)).size).toBe(1);
+  });
+
+  it('keeps TCP keep-alive at 60 s on its sockets, in flight and pooled, without a setsockopt for each request', async () => {
+    const setKeepAlive = jest.spyOn(net.Socket.prototype, 'setKeepAlive');
+    try {
+      const client = clientWith({ ca: fs.readFileSync(files.caCert), cert: fs.readFileSync(files.bankClientCert), key: fs.readFileSync(files.bankClientKey) });
+      for (let i = 0; i < 4; i += 1) expect((await client.send('POST', url, { 'content-type': 'application/json' }, '{}')).status).toBe(200);
+      client.close();
+      // Node's agent sets it each time a socket goes back to the pool (its keepAliveMsecs), the client once a socket.
+      expect(setKeepAlive.mock.calls.length).toBeLessThanOrEqual(5);
+      expect(new Set(setKeepAlive.mock.calls.map(([enable, delay]) => `${enable} ${delay}`))).toEqual(new Set(['true 60000']));
+    } finally {
+      setKeepAlive.mockRestore();
+    }
   });
 
   it('without the CA, the server is not trusted', async () => {
