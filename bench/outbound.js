@@ -8,6 +8,7 @@
 //   the pipeline cannot avoid), then on the Bank, whose orders/s is also given as a ratio to the limit's.
 //   OUTBOUND_PROFILE=<dir>: the Bank runs under node --cpu-prof, its profile written there.
 //   OUTBOUND_CONFIG='{"journal":"off"}': more Bank settings (config.ts names), to see what one of them costs.
+//   OUTBOUND_NODE_FLAGS='--trace-gc': more node flags for the sender (node refuses some of them in NODE_OPTIONS).
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -84,7 +85,8 @@ async function devPki() {
 function startSender(settings, { limit = false, root = ROOT } = {}) {
   const script = path.join(__dirname, 'lib', limit ? 'outbound-limit.js' : 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
-  const node = [process.execPath, ...bankNodeFlags(root), ...profile, script, JSON.stringify({ ...settings, root })];
+  const extra = (process.env.OUTBOUND_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const node = [process.execPath, ...bankNodeFlags(root), ...profile, ...extra, script, JSON.stringify({ ...settings, root })];
   const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
