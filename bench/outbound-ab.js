@@ -9,7 +9,7 @@
 // the median.
 'use strict';
 const path = require('node:path');
-const { pinSelf } = require('./lib/processes');
+const { median, pinSelf } = require('./lib/processes');
 const { measureRun, prepareRun } = require('./outbound');
 
 const USAGE = 'usage: node bench/outbound-ab.js unit|batch <A> <B> [--rounds=4] [--orders=20000] [--transport=mtls|http]';
@@ -23,8 +23,6 @@ function senderOf(spec) {
   if (spec.startsWith('bank:')) return { root: path.resolve(spec.slice('bank:'.length)) };
   throw new Error(`unknown sender "${spec}": bank, bank:<dir> or limit`);
 }
-
-const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 async function main() {
   const transport = option('transport', 'mtls');
@@ -48,7 +46,7 @@ async function main() {
     ratios.push(ratio);
     console.log(`round ${round}: A ${a.cpuUsPerOrder} µs an order (${a.ordersPerS}/s), B ${b.cpuUsPerOrder} µs (${b.ordersPerS}/s), B ÷ A ${ratio.toFixed(3)}`);
   }
-  console.log(`A ${SPECS[0]}: median ${median(cpu[0])} µs an order; B ${SPECS[1]}: median ${median(cpu[1])} µs`);
+  console.log(`A ${SPECS[0]}: median ${Math.round(median(cpu[0]))} µs an order; B ${SPECS[1]}: median ${Math.round(median(cpu[1]))} µs`);
   console.log(`B ÷ A: ${ratios.map((ratio) => ratio.toFixed(3)).join(' ')}; median ${median(ratios).toFixed(3)}`);
 }
 
