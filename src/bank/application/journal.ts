@@ -13,6 +13,7 @@
 // batch's own transaction (once the excess reaches 1%, at most 100 entries), by age at most once a second and in
 // the Bank's housekeeping.
 import type { Logger } from 'winston';
+import { cachedLast } from '../../wire/cached-last';
 import { Clock } from '../../wire/clock';
 import { formatInstant } from '../../wire/rfc3339';
 import type { HttpAnswer, SentExchange } from '../../wire/signed-client';
@@ -188,7 +189,14 @@ export class Journal implements OrderJournal {
   private lastAgePrune = 0;
   private readonly pruneSlack: number;
   private timer: NodeJS.Timeout | null = null;
-  private lastOutgoingPath: { url: string; path: string } | null = null;
+  /** The path of an outgoing URL, null when it cannot be parsed; callbacks share one URL, so the last is kept. */
+  private readonly outgoingPath = cachedLast((url) => {
+    try {
+      return new URL(url).pathname;
+    } catch {
+      return null;
+    }
+  });
 
   constructor(
     private readonly repo: JournalRepository,
@@ -396,7 +404,7 @@ export class Journal implements OrderJournal {
     if (exchange.fault) detail.fault = exchange.fault;
     const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
     if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(parseJson(answer.body)));
-    const path = this.pathOf(exchange.url, url);
+    const path = this.outgoingPath(exchange.url) ?? url;
     return {
       id: item.id,
       at: item.at,
@@ -412,20 +420,6 @@ export class Journal implements OrderJournal {
       detail: JSON.stringify(detail),
       references: [...new Set(references)].slice(0, MAX_REFERENCES).map((reference) => ({ clientId, reference })),
     };
-  }
-
-  /** The path of an outgoing URL (`fallback` when it cannot be parsed); the last is kept: callbacks share one URL. */
-  private pathOf(url: string, fallback: string): string {
-    if (this.lastOutgoingPath?.url !== url) {
-      let path = fallback;
-      try {
-        path = new URL(url).pathname;
-      } catch {
-        // kept whole
-      }
-      this.lastOutgoingPath = { url, path };
-    }
-    return this.lastOutgoingPath.path;
   }
 
   private entryView(row: JournalRow & { references: string[]; fault: string | null }) {

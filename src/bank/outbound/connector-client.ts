@@ -1,6 +1,7 @@
 // The Bank's HTTP client toward one Connector: signed per the profile, one keep-alive agent, Bearer token.
 // The signing, the agents and the token cache are the exchange's own (wire/signed-client).
 import { randomUUID } from 'node:crypto';
+import { cachedLast } from '../../wire/cached-last';
 import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
 import { SentExchange, SignedClient, TokenCache } from '../../wire/signed-client';
@@ -35,7 +36,8 @@ export class ConnectorClient {
   private readonly tokens: TokenCache | null;
   /** The journal's observer, also told of the requests a fault profile dropped (never sent). */
   private readonly recordExchange?: (exchange: SentExchange) => void;
-  private lastCallbackUrl: { target: string; url: URL } | null = null;
+  /** Every unit callback (and every batch) of a Connector goes to one URL: parsed once, read only from then on. */
+  private readonly callbackUrl = cachedLast((target) => new URL(target));
 
   constructor(
     readonly settings: ConnectorSettings,
@@ -82,15 +84,6 @@ export class ConnectorClient {
     const sign = () => this.signedHeaders('callback', 'POST', url, body, idempotencyKey);
     if (faults.drop) return this.dropped('POST', url, sign(), body, faults);
     return this.sendWithFaults('POST', url, sign, body, faults);
-  }
-
-  /**
-   * The parsed callback URL: every unit callback (and every batch) of a Connector goes to the same one, so the
-   * last is kept rather than parsed again for each. Read only: the signing and the request never change it.
-   */
-  private callbackUrl(target: string): URL {
-    if (this.lastCallbackUrl?.target !== target) this.lastCallbackUrl = { target, url: new URL(target) };
-    return this.lastCallbackUrl.url;
   }
 
   /**
