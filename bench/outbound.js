@@ -73,8 +73,9 @@ function fakeConnector(orders, tls = null) {
 /** A dev PKI (CA, the Bank's client certificate, the demo Connector's certificate, which also serves HTTPS). */
 async function devPki() {
   const { ensureDevPki } = require('../dist/bank/security/pki');
-  const { files } = await ensureDevPki({ dir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pki-')), bankClientId: 'sandbox-bank', clientIds: ['demo-connector'], serverNames: [] });
-  return files;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pki-'));
+  const { files } = await ensureDevPki({ dir, bankClientId: 'sandbox-bank', clientIds: ['demo-connector'], serverNames: [] });
+  return { files, dir };
 }
 
 /**
@@ -98,7 +99,8 @@ function startSender(settings, { limit = false, root = ROOT } = {}) {
 /** A fake Connector with `count` orders and a sender ready to pull them: `sender` is { limit, root } as startSender takes. */
 async function prepareRun(mode, count, transport, sender = {}) {
   const orders = connectorOrders(count);
-  const pki = transport === 'mtls' ? await devPki() : null;
+  const generated = transport === 'mtls' ? await devPki() : null;
+  const pki = generated?.files ?? null;
   const fake = fakeConnector(orders, pki && { key: fs.readFileSync(pki.clientKey('demo-connector')), cert: fs.readFileSync(pki.clientCert('demo-connector')), ca: fs.readFileSync(pki.caCert) });
   await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
   const scheme = pki ? 'https://localhost' : 'http://127.0.0.1';
@@ -110,11 +112,13 @@ async function prepareRun(mode, count, transport, sender = {}) {
   };
   const tls = pki && { ca: pki.caCert, cert: pki.bankClientCert, key: pki.bankClientKey };
   const child = await startSender({ config, tls }, sender);
-  return { mode, count, transport, fake, child, limit: Boolean(sender.limit) };
+  // Removed after the run: a run of 100,000 orders leaves ~100 MB of SQLite behind.
+  const dirs = [config.dataDir, ...(generated ? [generated.dir] : [])];
+  return { mode, count, transport, fake, child, dirs, limit: Boolean(sender.limit) };
 }
 
 /** Tells a prepared sender to go; resolves once the fake Connector has every final, with the sender's figures. */
-async function measureRun({ mode, count, transport, fake, child, limit }) {
+async function measureRun({ mode, count, transport, fake, child, dirs, limit }) {
   const started = performance.now();
   const cpuBefore = cpuMicros(child.pid);
   let exitCode = null;
@@ -132,6 +136,7 @@ async function measureRun({ mode, count, transport, fake, child, limit }) {
   await new Promise((resolve) => child.once('exit', resolve));
   fake.server.close();
   fake.server.closeAllConnections?.();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   return { mode, transport, server: limit ? 'limit' : 'bank', orders: count, seconds, ordersPerS: Math.round(count / seconds), callbacks: fake.callbacks(), cpuUsPerOrder };
 }
 
