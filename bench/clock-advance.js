@@ -2,13 +2,12 @@
 // distinct due time and its unit callback delivered to an in-process fake Connector. Run after `npm run build`:
 //   node bench/clock-advance.js 10000
 'use strict';
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { createBank } = require('../dist/bank/bank');
 const { DEFAULTS } = require('../dist/bank/config');
 const { createLogger } = require('../dist/wire/logger');
 const { connectorOrders, fakeConnector } = require('./outbound');
+const { tempDir } = require('./lib/processes');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -18,7 +17,7 @@ async function clockAdvance(count) {
   const fake = fakeConnector(orders);
   await new Promise((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
   const config = {
-    ...DEFAULTS, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-clock-')), clientsFile: path.join(ROOT, 'fixtures/clients.json'),
+    ...DEFAULTS, dataDir: tempDir('bench-clock-'), clientsFile: path.join(ROOT, 'fixtures/clients.json'),
     sandboxMode: 'relaxed', pollCron: 'off', connectorUrl: `http://127.0.0.1:${fake.server.address().port}`, callbackMode: 'unit',
     pollLimit: 1000, reportPending: false, dispatchConcurrency: 64, logLevel: 'error',
   };

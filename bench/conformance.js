@@ -4,9 +4,8 @@
 // window is the run's default unless given: `node bench/conformance.js [window_s]`. Needs `npm run build`.
 'use strict';
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
-const fs = require('node:fs');
+const { tempDir } = require('./lib/processes');
 
 const dist = path.resolve(__dirname, '..', 'dist');
 const { createBank } = require(`${dist}/bank/bank.js`);
@@ -26,7 +25,7 @@ function listen(handler) {
 }
 
 async function main() {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-conformance-'));
+  const tmp = tempDir('bench-conformance-');
   let app = null;
   const bankServer = await listen((req, res) => (app ? app(req, res) : res.writeHead(503).end()));
   const bankUrl = `http://127.0.0.1:${bankServer.address().port}`;

@@ -4,9 +4,8 @@
 // usage: npm run build && node bench/gc.js [create|status] [requests]
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop } = require('./lib/processes');
+const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop, tempDir } = require('./lib/processes');
 const { fetchToken } = require('./lib/signing');
 const { firePool, signedRequests } = require('./lib/signed-load');
 
@@ -45,8 +44,8 @@ async function main() {
   const requests = Number(process.argv[3] ?? 20_000);
   pinSelf();
   const port = await freePort();
-  const trace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-')), 'trace.txt');
-  const env = bankEnv(port, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gc-data-')));
+  const trace = path.join(tempDir('bench-gc-'), 'trace.txt');
+  const env = bankEnv(port, tempDir('bench-gc-data-'));
   // The trace goes to stdout, which the bench's start() discards: a shell sends it to a file instead.
   const child = start('/bin/sh', ['-c', `exec "${process.execPath}" ${bankArgs(ROOT, ['--trace-gc-nvp']).map((arg) => `"${arg}"`).join(' ')} > "${trace}"`], { cwd: ROOT, env });
   const base = `http://127.0.0.1:${port}`;

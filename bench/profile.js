@@ -7,9 +7,8 @@
 // profiles another build of the Bank (its dist/), for a before/after comparison.
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { LIMIT_SERVERS, pinSelf, freePort, startBank, startLimitServer, waitForAnswer, stop } = require('./lib/processes');
+const { LIMIT_SERVERS, pinSelf, freePort, startBank, startLimitServer, waitForAnswer, stop, tempDir } = require('./lib/processes');
 const { fetchToken } = require('./lib/signing');
 const { firePool, signedRequests } = require('./lib/signed-load');
 const { top, printCosts } = require('./profile-top');
@@ -34,7 +33,7 @@ async function main() {
   const profileDir = path.join(__dirname, 'results', 'profiles', `${FLOW}-${SERVER}-${Date.now()}`);
   fs.mkdirSync(profileDir, { recursive: true });
   const port = await freePort();
-  const child = launchProfiled(port, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-profile-')), profileDir);
+  const child = launchProfiled(port, tempDir('bench-profile-'), profileDir);
   const base = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
   // The limit servers ignore the token; the Bank's own is used only when it is the server.

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep } = require('./lib/processes');
+const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -24,10 +24,6 @@ const ONLY = (process.argv.find((arg) => arg.startsWith('--only=')) ?? '--only=s
 const REPEATS = QUICK ? 3 : 5;
 const RUNS = QUICK ? 1 : 3;
 const CREATE_REQUESTS = QUICK ? 20_000 : 60_000;
-
-function tempDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 /** The processes compared for startup, RSS and the static-stub throughput. */
 function targets() {

@@ -1,11 +1,9 @@
 // Soak: the Bank (child process) under mixed signed requests (creates and reverse polls, signed on the fly),
 // with its RSS sampled every 10 s. Reports the slope of RSS over time after the first sample.
 'use strict';
-const os = require('node:os');
-const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { freePort, startBank, waitForAnswer, treeRssMb, stop } = require('./lib/processes');
+const { freePort, startBank, waitForAnswer, treeRssMb, stop, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -23,7 +21,7 @@ function slope(samples) {
 
 async function soak(total) {
   const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
+  const dataDir = tempDir('bench-soak-');
   const startedAt = performance.now();
   const child = startBank(ROOT, port, dataDir);
   await waitForAnswer(`http://127.0.0.1:${port}/readyz`, startedAt, { wantStatus: 200 });

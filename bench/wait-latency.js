@@ -2,20 +2,19 @@
 // section 6: a bench figure, not a test assertion). In process, on a real socket; forced outcomes change the
 // status. Run after `npm run build`:  node bench/wait-latency.js 200
 'use strict';
-const fs = require('node:fs');
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
 const { createBank } = require('../dist/bank/bank');
 const { DEFAULTS } = require('../dist/bank/config');
 const { createLogger } = require('../dist/wire/logger');
 const { connectorOrders } = require('./outbound');
+const { tempDir } = require('./lib/processes');
 
 const ROOT = path.resolve(__dirname, '..');
 
 async function waitLatency(count) {
   const config = {
-    ...DEFAULTS, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-wait-')), clientsFile: path.join(ROOT, 'fixtures/clients.json'),
+    ...DEFAULTS, dataDir: tempDir('bench-wait-'), clientsFile: path.join(ROOT, 'fixtures/clients.json'),
     sandboxMode: 'relaxed', pollCron: 'off', logLevel: 'error',
   };
   const bank = await createBank(config, { logger: createLogger('error', true) });

@@ -162,6 +162,16 @@ async function stop(child) {
   clearTimeout(timer);
 }
 
+const tempDirs = [];
+
+/** A fresh directory under the OS temp dir, removed when this process exits (its servers are stopped by then). */
+function tempDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (tempDirs.length === 0) process.once('exit', () => tempDirs.forEach((one) => fs.rmSync(one, { recursive: true, force: true })));
+  tempDirs.push(dir);
+  return dir;
+}
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -172,5 +182,5 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 module.exports = {
   CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
-  stop, median, sleep,
+  stop, median, sleep, tempDir,
 };
