@@ -7,4 +7,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', {}] },
   testTimeout: 60_000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
 };
