@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { SIGNED_HEADERS, SignedFlow, signatureBase } from '../wire/signature-base';
-import { requestTarget } from '../wire/signed-client';
+import { requestTarget } from '../wire/http-request';
 import type { OptionSpec, Parsed } from './args';
 import { usageError } from './io';
 

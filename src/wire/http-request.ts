@@ -73,13 +73,14 @@ class HeaderList {
   set(name: string, value: string | undefined, rewrite = true): void {
     const key = name.toLowerCase().trim();
     if (!key) return;
+    const sanitized = value === undefined ? undefined : sanitize(value);
     const at = this.keys.indexOf(key);
     if (at === -1) {
       this.names.push(name);
       this.keys.push(key);
-      this.values.push(value === undefined ? undefined : sanitize(value));
+      this.values.push(sanitized);
     } else if (rewrite || this.values[at] === undefined) {
-      this.values[at] = value === undefined ? undefined : sanitize(value);
+      this.values[at] = sanitized;
     }
   }
 
@@ -186,6 +187,14 @@ function decoded(res: http.IncomingMessage, method: string): Readable {
 }
 
 /**
+ * The request's path and query exactly as they travel: what requestOptions sends, and what the signed client signs
+ * as @target-uri (a base URL may carry a path prefix).
+ */
+export function requestTarget(url: URL): string {
+  return url.pathname + url.search;
+}
+
+/**
  * What node's http.request makes of a URL (its urlToHttpOptions), as a plain object: given the URL itself, node
  * builds a prototype-less copy of it, and every option the request and the agent look up on that copy is a
  * dictionary miss (~30 µs of a keep-alive mTLS callback, measured in-process against this).
@@ -195,7 +204,7 @@ function requestOptions(url: URL, method: string, headers: Record<string, string
   const options: http.RequestOptions = {
     protocol: url.protocol,
     hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
-    path: url.pathname + url.search,
+    path: requestTarget(url),
     method,
     headers,
     agent,

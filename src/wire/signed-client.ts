@@ -8,7 +8,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { AxiosInstance } from 'axios';
 import { Clock } from './clock';
-import { httpRequest, HttpRequestError, TCP_KEEP_ALIVE_MS } from './http-request';
+import { httpRequest, HttpRequestError, requestTarget, TCP_KEEP_ALIVE_MS } from './http-request';
 import { signDetached } from './jws';
 import { SigningKey } from './keys';
 import { newNonce } from './random-ids';
@@ -90,11 +90,6 @@ let axiosModule: typeof import('axios').default | null = null;
 function loadAxios(): typeof import('axios').default {
   axiosModule ??= (require('axios') as typeof import('axios')).default;
   return axiosModule;
-}
-
-/** The signed @target-uri: path and query exactly as they travel (a base URL may carry a path prefix). */
-export function requestTarget(url: URL): string {
-  return url.pathname + url.search;
 }
 
 export class SignedClient {
