@@ -4,9 +4,8 @@
 // within a few per cent from round to round (bench/README.md, session 13). Used by ab.js and `npm run bench`.
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { LIMIT_SERVERS, cpuMicros, mainThreadCpuMicros, freePort, startBank, startLimitServer, waitForAnswer, stop, median } = require('./processes');
+const { LIMIT_SERVERS, cpuMicros, mainThreadCpuMicros, freePort, startBank, startLimitServer, waitForAnswer, stop, median, tempDir } = require('./processes');
 const { fetchToken } = require('./signing');
 const { firePool, signedRequests } = require('./signed-load');
 
@@ -24,7 +23,7 @@ function parseServer(spec) {
 
 async function launch(server, flow) {
   const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-side-'));
+  const dataDir = tempDir('bench-side-');
   const child = server.kind === 'bank' ? startBank(server.root, port, dataDir, server.env) : startLimitServer(port, dataDir, server.env);
   const base = `http://127.0.0.1:${port}`;
   try {
