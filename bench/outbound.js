@@ -79,16 +79,16 @@ async function devPki() {
 
 /**
  * The process that pulls and calls back: the Bank's (bench/lib/outbound-bank.js, the build in `root`) or, `limit`,
- * the outbound limit's (bench/lib/outbound-limit.js); pinned to core 0 when there are two cores; resolves once it
- * is ready.
+ * the outbound limit's (bench/lib/outbound-limit.js), with `env` added to this process's environment; pinned to
+ * core 0 when there are two cores; resolves once it is ready.
  */
-function startSender(settings, { limit = false, root = ROOT } = {}) {
+function startSender(settings, { limit = false, root = ROOT, env = {} } = {}) {
   const script = path.join(__dirname, 'lib', limit ? 'outbound-limit.js' : 'outbound-bank.js');
   const profile = process.env.OUTBOUND_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OUTBOUND_PROFILE}`] : [];
   const extra = (process.env.OUTBOUND_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const node = [process.execPath, ...bankNodeFlags(root), ...profile, ...extra, script, JSON.stringify({ ...settings, root })];
   const [command, ...args] = CORES >= 2 ? ['taskset', '-c', '0', ...node] : node;
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => (message === 'ready' ? resolve(child) : reject(new Error(String(message)))));
     child.once('exit', (code) => reject(new Error(`the outbound Bank exited with ${code}`)));

@@ -2,6 +2,8 @@
 // run (a Bank named by its build directory beside the outbound limit) checks that both deliver every order and that
 // the ratio printed is B over A; a sender it does not know is refused before anything starts.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -21,6 +23,16 @@ describe('bench/outbound-ab.js', () => {
     }
     expect(stdout).toMatch(new RegExp(`^A bank:${ROOT.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: median \\d+ µs an order; B limit: median \\d+ µs$`, 'm'));
     expect(stdout).toMatch(/^B ÷ A: [\d.]+ [\d.]+; median [\d.]+$/m);
+  }, 150_000);
+
+  it('gives each sender the environment named after its ?', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbound-ab-env-'));
+    const preload = path.join(dir, 'mark.js');
+    const marks = path.join(dir, 'marks.txt');
+    fs.writeFileSync(preload, "require('node:fs').appendFileSync(process.env.MARKS, `${process.env.SIDE}\\n`);\n");
+    const env = (side: string): string => new URLSearchParams({ NODE_OPTIONS: `--require ${preload}`, MARKS: marks, SIDE: side }).toString();
+    await run(process.execPath, [AB, 'unit', `bank?${env('A')}`, `limit?${env('B')}`, '--rounds=1', '--orders=200', '--transport=http'], { timeout: 120_000 });
+    expect(fs.readFileSync(marks, 'utf8').split('\n').filter(Boolean).sort()).toEqual(['A', 'B']);
   }, 150_000);
 
   it('refuses a sender it does not know, and a missing mode', async () => {
