@@ -3,6 +3,7 @@
 // and nowhere else: a push and a pull of the same reference make one order.
 import { PaymentOrder } from '../../wire/payment-order';
 import { randomHex } from '../../wire/random-ids';
+import { BankReferences } from '../domain/bank-reference';
 import { Order, OrderSource, PolledOrder } from '../domain/order';
 import { FinalOutcome, isFinal, StatusChange, TargetStatus, transition } from '../domain/order-state';
 import { CompiledRule, Decision, decideScenario, formatScenario, planFor, SettlementPlan } from '../domain/scenarios';
@@ -32,16 +33,6 @@ export class OrderFinalError extends Error {
 /** What a status poll is answered (POLL_429 and POLL_404 scenarios aside, the order as it stands). */
 export type PollAnswer = { answer: 'status'; order: PolledOrder } | { answer: 'throttled' } | { answer: 'not_found' };
 
-const DAY_MS = 86_400_000;
-/** The last day formatted (YYYYMMDD), since every order of a day needs the same text. */
-let lastDay = { number: NaN, text: '' };
-
-export function newBankReference(nowMs: number): string {
-  const number = Math.floor(nowMs / DAY_MS);
-  if (number !== lastDay.number) lastDay = { number, text: new Date(nowMs).toISOString().slice(0, 10).replace(/-/g, '') };
-  return `SBK${lastDay.text}${randomHex(16)}`;
-}
-
 function targetOf(initial: SettlementPlan['initial']): TargetStatus {
   return initial === 'PENDING' ? { status: 'PENDING' } : initial;
 }
@@ -51,6 +42,8 @@ function deferredTarget(order: Order): FinalOutcome {
 }
 
 export class OrderBook {
+  private readonly bankReferences = new BankReferences(randomHex);
+
   constructor(
     private readonly db: Db,
     private readonly orders: OrderRepository,
@@ -182,7 +175,7 @@ export class OrderBook {
     const order: Order = {
       clientId,
       reference: payment.reference,
-      bankReference: newBankReference(now),
+      bankReference: this.bankReferences.next(now),
       source,
       status: change.to,
       reasonCode: change.reasonCode,
