@@ -75,6 +75,24 @@ export interface HttpAnswer {
   error: string | null;
 }
 
+const parsedAnswers = new WeakMap<HttpAnswer, unknown>();
+
+/**
+ * The answer's body as JSON (undefined when it is not JSON), parsed once for every reader of the same answer: a
+ * pull page (~400 KB) is read by the poller and again by the journal for its order references.
+ */
+export function answerJson(answer: HttpAnswer): unknown {
+  if (parsedAnswers.has(answer)) return parsedAnswers.get(answer);
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.body);
+  } catch {
+    value = undefined;
+  }
+  parsedAnswers.set(answer, value);
+  return value;
+}
+
 /**
  * Whether axios would route a request to this protocol through a proxy (proxy-from-env: <protocol>_proxy or
  * all_proxy, in either case). Such requests, and any not to http: or https:, still go through axios, which knows

@@ -171,6 +171,23 @@ describe('the journal', () => {
     expect(callbackFull.curl).toContain('--data-binary');
   });
 
+  it('parses a pulled page once, for the poller and the journal alike', async () => {
+    fake.orders = [connectorOrder('JRN-PARSE-1', '2026-11-21T00:00:00Z'), connectorOrder('JRN-PARSE-2', '2026-11-21T00:00:01Z')];
+    const parse = jest.spyOn(JSON, 'parse');
+    let parsed: unknown[] = [];
+    try {
+      await bank.outbound.poller.runCycle();
+      await drain(bank);
+      parsed = parse.mock.calls.map(([text]) => text);
+    } finally {
+      parse.mockRestore();
+    }
+    const pageParses = parsed.filter((text) => typeof text === 'string' && text.includes('"content"') && text.includes('JRN-PARSE-1'));
+    expect(pageParses).toHaveLength(1);
+    const pulls = (await list(bank, '?reference=JRN-PARSE-2')).data.filter((one) => one.path === '/payment-orders');
+    expect(pulls.map((one) => one.references)).toEqual([['JRN-PARSE-1', 'JRN-PARSE-2']]);
+  });
+
   it('never keeps a secret: client secrets, API keys, tokens, admin token, private JWK members', async () => {
     const token = await client.token();
     // client_secret_post, an API-key poll, and a body full of secrets sent to a route that does not exist.

@@ -16,7 +16,7 @@ import type { Logger } from 'winston';
 import { cachedLast } from '../../wire/cached-last';
 import { Clock } from '../../wire/clock';
 import { formatInstant } from '../../wire/rfc3339';
-import type { HttpAnswer, SentExchange } from '../../wire/signed-client';
+import { answerJson, type HttpAnswer, type SentExchange } from '../../wire/signed-client';
 import { JournalFilter, JournalInsert, JournalMention, JournalRepository, JournalRow, JournalSummaryRow } from '../store/journal';
 import { BodyRecord, bodyText, curlCommand, cut, HeaderBag, Masker } from './journal-format';
 
@@ -403,7 +403,7 @@ export class Journal implements OrderJournal {
     const detail: JournalDetail = { request: this.finish(masker, request), response: response && this.finish(masker, response), error: answer.error };
     if (exchange.fault) detail.fault = exchange.fault;
     const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
-    if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(parseJson(answer.body)));
+    if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(answerJson(answer)));
     const path = this.outgoingPath(exchange.url) ?? url;
     return {
       id: item.id,

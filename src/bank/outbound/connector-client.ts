@@ -4,11 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { cachedLast } from '../../wire/cached-last';
 import { Clock } from '../../wire/clock';
 import { SigningKey } from '../../wire/keys';
-import { SentExchange, SignedClient, TokenCache } from '../../wire/signed-client';
+import { HttpAnswer, SentExchange, SignedClient, TokenCache } from '../../wire/signed-client';
 import { SignedFlow } from '../../wire/signature-base';
 import { AttemptFaults, CLEAN_ATTEMPT, corruptedSignature, faultMark } from '../domain/faults';
 import { ConnectorSettings } from './connectors';
 
+/** What a callback attempt got: the signed client's answer (HttpAnswer) is one. */
 export interface ConnectorResponse {
   status: number | null;
   body: string;
@@ -63,8 +64,11 @@ export class ConnectorClient {
     return { ...this.client.signedHeaders(flow, method, url, body, extra), 'content-type': 'application/json' };
   }
 
-  /** A pull; `faults` (a fault profile's) may corrupt its signature or send it twice. */
-  async pull(status: string, limit: number, offset: string, faults: AttemptFaults = CLEAN_ATTEMPT): Promise<ConnectorResponse> {
+  /**
+   * A pull; `faults` (a fault profile's) may corrupt its signature or send it twice. The answer is the one the
+   * journal was given, so the poller and the journal share one parse of the page (answerJson).
+   */
+  async pull(status: string, limit: number, offset: string, faults: AttemptFaults = CLEAN_ATTEMPT): Promise<HttpAnswer> {
     const url = new URL(`${this.settings.baseUrl}/payment-orders`);
     url.search = new URLSearchParams({ status, limit: String(limit), offset }).toString();
     const idempotencyKey = `pull-${randomUUID()}`;
@@ -91,7 +95,7 @@ export class ConnectorClient {
    * request again with a fresh timestamp and nonce (a byte-identical copy would only meet the replay check).
    * The first answer is the attempt's; each exchange is marked with its faults in the journal.
    */
-  private async sendWithFaults(method: 'GET' | 'POST', url: URL, sign: () => Record<string, string>, body: Buffer | undefined, faults: AttemptFaults): Promise<ConnectorResponse> {
+  private async sendWithFaults(method: 'GET' | 'POST', url: URL, sign: () => Record<string, string>, body: Buffer | undefined, faults: AttemptFaults): Promise<HttpAnswer> {
     const headers = () => {
       const signed = sign();
       if (faults.badSignature) signed['x-signature'] = corruptedSignature(signed['x-signature']);
@@ -103,19 +107,18 @@ export class ConnectorClient {
   }
 
   /** A dropped request is never sent: the journal shows what would have gone, with no answer. */
-  private dropped(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer, faults: AttemptFaults): ConnectorResponse {
+  private dropped(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer, faults: AttemptFaults): HttpAnswer {
     const answer = { status: null, headers: {}, body: '', latencyMs: 0, error: DROPPED_BY_FAULT_PROFILE };
     try {
       this.recordExchange?.({ method, url: url.toString(), headers, body, answer, fault: faultMark(faults.marks) });
     } catch {
       // the journal never changes what the attempt got
     }
-    return { status: null, body: '', latencyMs: 0, error: DROPPED_BY_FAULT_PROFILE };
+    return answer;
   }
 
-  private async send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer, fault?: string): Promise<ConnectorResponse> {
-    const { status, body: text, latencyMs, error } = await this.client.send(method, url, headers, body, fault);
-    return { status, body: text, latencyMs, error };
+  private send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer, fault?: string): Promise<HttpAnswer> {
+    return this.client.send(method, url, headers, body, fault);
   }
 
   /** The token the pull carries (a conformance run sends its own pulls with it). */

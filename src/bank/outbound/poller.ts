@@ -6,6 +6,7 @@ import type { Logger } from 'winston';
 import { EventSink, NO_EVENTS } from '../application/events';
 import { FaultProfiles } from '../application/fault-profiles';
 import { PageOutcome, PulledOrders } from '../application/pulled-orders';
+import { answerJson, HttpAnswer } from '../../wire/signed-client';
 import { ConnectorClient } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
 
@@ -70,7 +71,7 @@ export class Poller {
       }
       if (response.status === 204) return this.succeeded(report.pages === 0 ? { ...report, outcome: 'no_content' } : report);
       if (response.status !== 200) return this.failed(report, response.error ?? `HTTP ${response.status}: ${response.body.slice(0, 200)}`);
-      const content = this.pageContent(response.body);
+      const content = this.pageContent(response);
       if (!content) return this.failed(report, 'the page is not a JSON envelope with a content array');
       report.pages += 1;
       let outcome: PageOutcome;
@@ -110,12 +111,9 @@ export class Poller {
     return report;
   }
 
-  private pageContent(body: string): unknown[] | null {
-    try {
-      const page = JSON.parse(body) as { content?: unknown };
-      return Array.isArray(page?.content) ? page.content : null;
-    } catch {
-      return null;
-    }
+  /** The page's orders; the parse is shared with the journal, which reads the same answer for its references. */
+  private pageContent(response: HttpAnswer): unknown[] | null {
+    const page = answerJson(response) as { content?: unknown } | undefined;
+    return Array.isArray(page?.content) ? page.content : null;
   }
 }
