@@ -106,8 +106,7 @@ function requiredRowsStore(dataDir) {
       };
       try {
         group.run(() => {
-          if (orders.find(clientId, order.reference)) throw new Error('duplicate_reference');
-          orders.insert(order, change, 'accepted via push (default: SUCCESS)');
+          if (!orders.insertIfNew(order, change, 'accepted via push (default: SUCCESS)')) throw new Error('duplicate_reference');
           events.insert(now, 'order.created', clientId, JSON.stringify({ client_id: clientId, reference: order.reference, bank_reference: bankReference, status: 'SUCCESS', from: null, source: 'push' }));
           idempotency.record(clientId, key, digest, now, IDEMPOTENCY_RETENTION_MS, order.reference, 200, Buffer.from(answerText));
         });

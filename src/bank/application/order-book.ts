@@ -67,8 +67,8 @@ export class OrderBook {
   /** Stores the order with its decided scenario and first status, unless its reference exists for this client. */
   acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision = this.decide(payment)): AcceptOutcome {
     return this.inTransaction(() => {
-      const existing = this.orders.find(clientId, payment.reference);
-      return existing ? { accepted: false, existing } : { accepted: true, ...this.accept(clientId, payment, source, decision) };
+      const accepted = this.accept(clientId, payment, source, decision);
+      return accepted ? { accepted: true, ...accepted } : { accepted: false, existing: this.orders.find(clientId, payment.reference) as Order };
     });
   }
 
@@ -167,7 +167,8 @@ export class OrderBook {
     return this.orders.count();
   }
 
-  private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision): AcceptedOrder {
+  /** Stores a new order with its history row, outgoing report and event; null, storing nothing, for a taken reference. */
+  private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision): AcceptedOrder | null {
     const now = this.clocks.now(clientId);
     const plan = planFor(decision.scenario);
     const change = transition(null, targetOf(plan.initial), now);
@@ -197,7 +198,7 @@ export class OrderBook {
       createdAt: now,
       processedAt: now,
     };
-    this.orders.insert(order, change, `accepted via ${source} (${decision.source}: ${order.scenario})`);
+    if (!this.orders.insertIfNew(order, change, `accepted via ${source} (${decision.source}: ${order.scenario})`)) return null;
     this.outbox.record(order, change);
     this.events.publish('order.created', clientId, { client_id: clientId, reference: order.reference, bank_reference: order.bankReference, status: order.status, from: null, source });
     return { order, plan };
