@@ -9,7 +9,7 @@ import { BankConfig } from '../../src/bank/config';
 import { ManualClock } from '../../src/wire/clock';
 import { FakeConnector } from '../helpers/fake-connector';
 import { demo, DemoClient, ROOT, sampleOrder, startBank, tempDir } from '../helpers/bank';
-import { connectorOrder, drain } from '../helpers/outbound';
+import { bankWithFakeConnector, connectorOrder, drain } from '../helpers/outbound';
 import { expectSchema } from '../helpers/control-schemas';
 import { expectProblem } from '../helpers/wire';
 
@@ -359,6 +359,23 @@ describe('journal settings', () => {
       expect(small.request).toMatchObject({ body: null, truncated: false });
       expect(small.response).toMatchObject({ truncated: false });
     });
+  });
+
+  it("cuts an outgoing call's answer the same way: size of the whole, the start of its text", async () => {
+    const { bank, fake } = await bankWithFakeConnector({ journalBodyLimit: 100, adminToken: ADMIN });
+    try {
+      fake.orders = [connectorOrder('JRN-CUT-1', '2026-11-22T00:00:00Z', { metadata: { note: 'è€😀'.repeat(40) } })];
+      await bank.outbound.poller.runCycle();
+      const [pull] = (await list(bank, '?path=/payment-orders&direction=out&limit=1')).data;
+      const full = await entry(bank, pull.id);
+      const page = fake.lastPageBody as string;
+      expect(full.response).toMatchObject({ size: Buffer.byteLength(page), truncated: true });
+      expect(full.response?.body).toBe(Buffer.from(page).subarray(0, 100).toString('utf8'));
+    } finally {
+      await bank.outbound.stop(1000);
+      bank.close();
+      await fake.stop();
+    }
   });
 
   it('keeps the newest JOURNAL_MAX_ENTRIES', async () => {

@@ -29,6 +29,8 @@ export class FakeConnector {
   orders: Record<string, unknown>[] = [];
   readonly callbacks: ReceivedCallback[] = [];
   readonly pulls: { offset: string; limit: number; signatureOk: boolean; authorization?: string }[] = [];
+  /** The body of the last page served (200). */
+  lastPageBody: string | null = null;
   /** Final status per reference as this Connector applied it (first final wins; later different finals are conflicts). */
   readonly finals = new Map<string, FinalRecord>();
   readonly conflicts: string[] = [];
@@ -129,6 +131,7 @@ export class FakeConnector {
     const content = matching.slice(0, limit);
     if (content.length === 0) return void res.writeHead(204).end();
     const page = JSON.stringify({ offset, limit, size: content.length, total_elements: matching.length, content });
+    this.lastPageBody = page;
     res.writeHead(200, { 'content-type': 'application/json' }).end(page);
   }
 

@@ -220,7 +220,8 @@ export function bodyText(bytes: Buffer): string | null {
 /** Cuts `text` to `limit` bytes (a cut character becomes U+FFFD). */
 export function cut(text: string, limit: number): { text: string; truncated: boolean } {
   if (text.length * 3 <= limit || Buffer.byteLength(text) <= limit) return { text, truncated: false };
-  return { text: Buffer.from(text).subarray(0, limit).toString('utf8'), truncated: true };
+  // The first `limit` UTF-16 units encode to at least `limit` bytes, so only they need encoding.
+  return { text: Buffer.from(text.slice(0, limit)).subarray(0, limit).toString('utf8'), truncated: true };
 }
 
 export interface CurlSource {

@@ -339,15 +339,17 @@ export class Journal implements OrderJournal {
     return last === null ? 0 : this.repo.deleteUpTo(last);
   }
 
-  private record(masker: Masker, headers: Readonly<Record<string, unknown>>, bytes: Buffer | null, size: number): { headers: HeaderBag } & BodyRecord {
+  /** A body as bytes (captured, maybe cut short of `size`) or as the whole text an answer was read as. */
+  private record(masker: Masker, headers: Readonly<Record<string, unknown>>, body: Buffer | string | null, size: number): { headers: HeaderBag } & BodyRecord {
     const masked = masker.headers(headers);
-    if (!bytes || bytes.length === 0) return { headers: masked, body: null, size, truncated: false };
-    const text = bodyText(bytes);
+    if (!body || body.length === 0) return { headers: masked, body: null, size, truncated: false };
+    const text = typeof body === 'string' ? body : bodyText(body);
     if (text === null) {
-      const kept = bytes.subarray(0, this.settings.bodyLimit);
+      const kept = (body as Buffer).subarray(0, this.settings.bodyLimit);
       return { headers: masked, body: kept.toString('base64'), body_encoding: 'base64', size, truncated: kept.length < size };
     }
-    return { headers: masked, body: masker.body(text, headerText(masked, 'content-type')), size, truncated: bytes.length < size };
+    const cutShort = typeof body !== 'string' && body.length < size;
+    return { headers: masked, body: masker.body(text, headerText(masked, 'content-type')), size, truncated: cutShort };
   }
 
   /** Second pass: secrets met anywhere are scrubbed everywhere, then bodies are cut to the limit. */
@@ -398,8 +400,8 @@ export class Journal implements OrderJournal {
     const url = masker.url(exchange.url);
     const requestBytes = exchange.body === undefined ? null : Buffer.isBuffer(exchange.body) ? exchange.body : Buffer.from(exchange.body);
     const request = this.record(masker, exchange.headers, requestBytes, requestBytes?.length ?? 0);
-    const responseBytes = Buffer.from(answer.body);
-    const response = answer.status === null ? null : this.record(masker, plainHeaders(answer.headers), responseBytes, responseBytes.length);
+    // The answer's text as read, not bytes made from it again: a pull page is ~400 KB.
+    const response = answer.status === null ? null : this.record(masker, plainHeaders(answer.headers), answer.body, Buffer.byteLength(answer.body));
     const detail: JournalDetail = { request: this.finish(masker, request), response: response && this.finish(masker, response), error: answer.error };
     if (exchange.fault) detail.fault = exchange.fault;
     const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
