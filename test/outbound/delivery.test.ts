@@ -132,6 +132,23 @@ describe('callback delivery', () => {
     expect(final?.parsed).not.toHaveProperty('timestamp');
   });
 
+  it("holds an order's final while its PENDING report is still being retried, then sends it", async () => {
+    let pendingFailures = 2;
+    fake.behaviour = (kind, key) => (kind === 'unit' && key.endsWith('-PENDING') && pendingFailures-- > 0 ? 503 : null);
+    fake.orders = [connectorOrder('HOLD-1', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:0:SUCCESS' } })];
+    await bank.outbound.poller.runCycle();
+    await bank.outbound.dispatcher.runOnce();
+    bank.outbound.settlement.tick();
+    await bank.outbound.dispatcher.runOnce();
+    // The PENDING message has failed and waits for its retry; the final is known, queued, and not sent.
+    const received = () => fake.callbacks.filter((callback) => callback.parsed.reference === 'HOLD-1').map((callback) => `${callback.parsed.status} ${callback.answeredWith}`);
+    expect(received()).toEqual(['PENDING 503']);
+    const queued = bank.db.prepare("SELECT status FROM status_events WHERE reference = 'HOLD-1' AND state = 'queued'").pluck().all();
+    expect(queued).toEqual(['SUCCESS']);
+    await drain(bank);
+    expect(received()).toEqual(['PENDING 503', 'PENDING 503', 'PENDING 200', 'SUCCESS 200']);
+  });
+
   it('drops a PENDING report that was not sent yet when the final is already known', async () => {
     fake.orders = [connectorOrder('PEND-2', '2026-11-20T00:00:00Z', { metadata: { sandbox_scenario: 'PENDING:0:SUCCESS' } })];
     await bank.outbound.poller.runCycle();
