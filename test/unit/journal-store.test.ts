@@ -1,9 +1,8 @@
 // The journal's age prune (store/journal.ts lastOlderThan): the right id, found through the `at` index, not by
 // reading the journal from its newest entry down (issue 15: that read every entry once a second).
-import Database from 'better-sqlite3';
-import { migrate } from '../../src/wire/sqlite';
-import { MIGRATIONS } from '../../src/bank/store/migrations';
+import type Database from 'better-sqlite3';
 import { JournalRepository, JournalInsert } from '../../src/bank/store/journal';
+import { freshStore } from '../helpers/store';
 
 function entry(id: number, at: number): JournalInsert {
   return {
@@ -13,14 +12,9 @@ function entry(id: number, at: number): JournalInsert {
 }
 
 describe('journal store: age prune', () => {
-  let db: Database.Database;
+  const store = freshStore((db) => new JournalRepository(db));
   let repo: JournalRepository;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS);
-    repo = new JournalRepository(db);
-  });
-  afterEach(() => db.close());
+  beforeEach(() => (repo = store.repo()));
 
   it('answers the newest id older than the limit, or null when none is', () => {
     repo.insertMany([entry(1, 1_000), entry(2, 2_000), entry(3, 3_000), entry(4, 4_000)]);
@@ -33,7 +27,7 @@ describe('journal store: age prune', () => {
 
   it('reads the at index, so a journal with nothing old is not read through', () => {
     const source = (repo as unknown as { lastAgedStmt: Database.Statement }).lastAgedStmt.source;
-    const plan = db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(0) as { detail: string }[];
+    const plan = store.db().prepare(`EXPLAIN QUERY PLAN ${source}`).all(0) as { detail: string }[];
     expect(plan.map((step) => step.detail).join('; ')).toMatch(/USING (COVERING )?INDEX journal_at \(at<\?\)/);
   });
 });

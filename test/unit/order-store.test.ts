@@ -1,12 +1,10 @@
 // The order store's insert (store/orders.ts insertIfNew): one statement stores a new order with its first history
 // row, or nothing when the client already has that reference. Only that conflict is a duplicate: a taken bank
 // reference is an error, never a silent duplicate.
-import Database from 'better-sqlite3';
-import { migrate } from '../../src/wire/sqlite';
-import { MIGRATIONS } from '../../src/bank/store/migrations';
 import { OrderRepository } from '../../src/bank/store/orders';
 import { Order } from '../../src/bank/domain/order';
 import { StatusChange } from '../../src/bank/domain/order-state';
+import { freshStore } from '../helpers/store';
 
 function order(overrides: Partial<Order> = {}): Order {
   return {
@@ -21,14 +19,9 @@ function order(overrides: Partial<Order> = {}): Order {
 const change: StatusChange = { from: null, to: 'SUCCESS', reasonCode: null, reasonMessage: null, at: 1 };
 
 describe('order store: insertIfNew', () => {
-  let db: Database.Database;
+  const store = freshStore((db) => new OrderRepository(db));
   let orders: OrderRepository;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS);
-    orders = new OrderRepository(db);
-  });
-  afterEach(() => db.close());
+  beforeEach(() => (orders = store.repo()));
 
   it('stores a new order with its first history row', () => {
     expect(orders.insertIfNew(order(), change, 'accepted')).toBe(true);
