@@ -63,6 +63,7 @@ function withReferences<T extends { refs: string }>(row: T): Omit<T, 'refs'> & {
 export class JournalRepository {
   private readonly insertStmt;
   private readonly insertRefStmt;
+  private readonly insertClientRefsStmt;
   private readonly deleteUpToStmt;
   private readonly deleteRefsUpToStmt;
   private readonly lastAgedStmt;
@@ -80,6 +81,10 @@ export class JournalRepository {
        VALUES (@id, @at, @direction, @clientId, @method, @url, @path, @status, @code, @latencyMs, @requestId, @detail)`,
     );
     this.insertRefStmt = db.prepare('INSERT OR IGNORE INTO journal_refs (entry_id, client_id, reference) VALUES (?, ?, ?)');
+    // A pull page's or a batch's entry names up to 1,000 orders of one client: one statement over a JSON array.
+    this.insertClientRefsStmt = db.prepare(
+      'INSERT OR IGNORE INTO journal_refs (entry_id, client_id, reference) SELECT ?, ?, value FROM json_each(?)',
+    );
     this.deleteUpToStmt = db.prepare('DELETE FROM journal WHERE id <= ?');
     this.deleteRefsUpToStmt = db.prepare('DELETE FROM journal_refs WHERE entry_id <= ?');
     // INDEXED BY: left to itself SQLite answers MAX(id) by walking the ids down from the newest until one is old
@@ -111,13 +116,22 @@ export class JournalRepository {
       for (const entry of entries) {
         const { references, ...row } = entry;
         this.insertStmt.run(row);
-        for (const ref of references) this.insertRefStmt.run(entry.id, ref.clientId, ref.reference);
+        this.insertReferences(entry.id, references);
       }
       if (pruneUpTo !== null) {
         this.deleteRefsUpToStmt.run(pruneUpTo);
         this.deleteUpToStmt.run(pruneUpTo);
       }
     });
+  }
+
+  private insertReferences(entryId: number, references: JournalInsert['references']): void {
+    const clientId = references[0]?.clientId ?? null;
+    if (references.length > 1 && references.every((ref) => ref.clientId === clientId)) {
+      this.insertClientRefsStmt.run(entryId, clientId, JSON.stringify(references.map((ref) => ref.reference)));
+      return;
+    }
+    for (const ref of references) this.insertRefStmt.run(entryId, ref.clientId, ref.reference);
   }
 
   /** The largest id ever given out (AUTOINCREMENT's memory), so ids keep increasing across restarts and clears. */
