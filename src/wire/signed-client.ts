@@ -78,19 +78,12 @@ export interface HttpAnswer {
 const parsedAnswers = new WeakMap<HttpAnswer, unknown>();
 
 /**
- * The answer's body as JSON (undefined when it is not JSON), parsed once for every reader of the same answer: a
+ * The answer's body as JSON (null when it is not JSON), parsed once for every reader of the same answer: a
  * pull page (~400 KB) is read by the poller and again by the journal for its order references.
  */
 export function answerJson(answer: HttpAnswer): unknown {
-  if (parsedAnswers.has(answer)) return parsedAnswers.get(answer);
-  let value: unknown;
-  try {
-    value = JSON.parse(answer.body);
-  } catch {
-    value = undefined;
-  }
-  parsedAnswers.set(answer, value);
-  return value;
+  if (!parsedAnswers.has(answer)) parsedAnswers.set(answer, parseJson(answer.body));
+  return parsedAnswers.get(answer);
 }
 
 /**

@@ -1,5 +1,5 @@
 // answerJson: an answer's body parsed once however many readers ask (the poller and the journal read each pull
-// page); an answer that is not JSON reads as undefined, and each answer object has its own parse.
+// page); an answer that is not JSON reads as null, and each answer object has its own parse.
 import { answerJson, HttpAnswer } from '../../src/wire/signed-client';
 
 const answer = (body: string): HttpAnswer => ({ status: 200, headers: {}, body, latencyMs: 1, error: null });
@@ -18,12 +18,12 @@ describe('answerJson', () => {
     }
   });
 
-  it('reads a body that is not JSON as undefined, once', () => {
+  it('reads a body that is not JSON as null, once', () => {
     const html = answer('<html>bad gateway</html>');
     const parse = jest.spyOn(JSON, 'parse');
     try {
-      expect(answerJson(html)).toBeUndefined();
-      expect(answerJson(html)).toBeUndefined();
+      expect(answerJson(html)).toBeNull();
+      expect(answerJson(html)).toBeNull();
       expect(parse.mock.calls).toHaveLength(1);
     } finally {
       parse.mockRestore();

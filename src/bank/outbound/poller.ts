@@ -113,7 +113,7 @@ export class Poller {
 
   /** The page's orders; the parse is shared with the journal, which reads the same answer for its references. */
   private pageContent(response: HttpAnswer): unknown[] | null {
-    const page = answerJson(response) as { content?: unknown } | undefined;
+    const page = answerJson(response) as { content?: unknown } | null;
     return Array.isArray(page?.content) ? page.content : null;
   }
 }
