@@ -5,11 +5,11 @@
 // here cannot show a change under ~20 %: the same build moved from 688 to 761 µs an order within ten minutes.
 //   node bench/outbound-ab.js unit|batch <A> <B> [--rounds=4] [--orders=20000] [--transport=mtls|http]
 // A and B are `bank` (this checkout's dist/), `bank:<dir>` (another build: its dist/) or `limit` (the outbound
-// limit, lib/outbound-limit.js), each with `?ENV=value&…` for its own environment. OUTBOUND_CONFIG applies to both. Prints B's CPU an order over A's, per round and
-// the median.
+// limit, lib/outbound-limit.js), each with `?ENV=value&…` for its own environment. OUTBOUND_CONFIG applies to both.
+// Prints B's CPU an order over A's, per round and the median.
 'use strict';
 const path = require('node:path');
-const { median, pinSelf } = require('./lib/processes');
+const { median, pinSelf, splitSpec } = require('./lib/processes');
 const { measureRun, prepareRun } = require('./outbound');
 
 const USAGE = 'usage: node bench/outbound-ab.js unit|batch <A> <B> [--rounds=4] [--orders=20000] [--transport=mtls|http]';
@@ -18,11 +18,10 @@ const [MODE, ...SPECS] = process.argv.slice(2).filter((arg) => !arg.startsWith('
 
 /** What startSender takes for a sender named on the command line. */
 function senderOf(spec) {
-  const [sender, query = ''] = spec.split('?');
-  const env = Object.fromEntries(new URLSearchParams(query));
-  if (sender === 'limit') return { limit: true, env };
-  if (sender === 'bank') return { env };
-  if (sender.startsWith('bank:')) return { root: path.resolve(sender.slice('bank:'.length)), env };
+  const { name, env } = splitSpec(spec);
+  if (name === 'limit') return { limit: true, env };
+  if (name === 'bank') return { env };
+  if (name.startsWith('bank:')) return { root: path.resolve(name.slice('bank:'.length)), env };
   throw new Error(`unknown sender "${spec}": bank, bank:<dir> or limit, with ?ENV=value&…`);
 }
 

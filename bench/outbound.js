@@ -95,7 +95,10 @@ function startSender(settings, { limit = false, root = ROOT, env = {} } = {}) {
   });
 }
 
-/** A fake Connector with `count` orders and a sender ready to pull them: `sender` is { limit, root } as startSender takes. */
+/**
+ * A fake Connector with `count` orders and a sender ready to pull them: `sender` is { limit, root, env } as
+ * startSender takes.
+ */
 async function prepareRun(mode, count, transport, sender = {}) {
   const orders = connectorOrders(count);
   const generated = transport === 'mtls' ? await devPki() : null;

@@ -162,6 +162,12 @@ async function stop(child) {
   clearTimeout(timer);
 }
 
+/** A server or sender named on a bench command line, `name?ENV=value&…`: its name and its own environment. */
+function splitSpec(spec) {
+  const [name, query = ''] = spec.split('?');
+  return { name, env: Object.fromEntries(new URLSearchParams(query)) };
+}
+
 const tempDirs = [];
 
 /** A fresh directory under the OS temp dir, removed when this process exits (its servers are stopped by then). */
@@ -182,5 +188,5 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 module.exports = {
   CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
-  stop, median, sleep, tempDir,
+  stop, median, sleep, tempDir, splitSpec,
 };

@@ -5,7 +5,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { LIMIT_SERVERS, cpuMicros, mainThreadCpuMicros, freePort, startBank, startLimitServer, waitForAnswer, stop, median, tempDir } = require('./processes');
+const { LIMIT_SERVERS, cpuMicros, mainThreadCpuMicros, freePort, startBank, startLimitServer, waitForAnswer, stop, median, tempDir, splitSpec } = require('./processes');
 const { fetchToken } = require('./signing');
 const { firePool, signedRequests } = require('./signed-load');
 
@@ -13,9 +13,8 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required`, with `?ENV=value&…`. */
 function parseServer(spec) {
-  const [server, query = ''] = spec.split('?');
-  const env = Object.fromEntries(new URLSearchParams(query));
-  const [kind, dir] = server.split(/:(.*)/s);
+  const { name, env } = splitSpec(spec);
+  const [kind, dir] = name.split(/:(.*)/s);
   if (kind === 'bank') return { spec, kind, root: path.resolve(dir || ROOT), env };
   if (LIMIT_SERVERS[kind]) return { spec, kind, env: { ...LIMIT_SERVERS[kind], ...env } };
   throw new Error(`unknown server "${spec}": bank, bank:<dir>, limit, limit-http or required`);
