@@ -1,6 +1,7 @@
 // Orders and their status history, read back as domain Order values. Every write here runs inside the
 // caller's transaction (the application layer opens it).
 import { Db } from './db';
+import { objectReader } from '../../wire/sqlite-rows';
 import { Order, POLLED_FIELDS, PolledOrder } from '../domain/order';
 import { OrderStatus, StatusChange } from '../domain/order-state';
 
@@ -70,9 +71,9 @@ export class OrderRepository {
   private readonly throttleStmt;
 
   constructor(private readonly db: Db) {
-    this.findStmt = db.prepare(`${SELECT} WHERE client_id = ? AND reference = ?`);
+    this.findStmt = objectReader<Order>(db.prepare(`${SELECT} WHERE client_id = ? AND reference = ?`));
     // A status poll's columns: not the payload (about a kilobyte) nor the dozen others it never reads.
-    this.findPolledStmt = db.prepare(`${selectOf(POLLED_FIELDS)} WHERE client_id = ? AND reference = ?`);
+    this.findPolledStmt = objectReader<PolledOrder>(db.prepare(`${selectOf(POLLED_FIELDS)} WHERE client_id = ? AND reference = ?`));
     // Positional parameters: better-sqlite3 looks each named one up on the object from C++, ~1.5 µs per insert.
     // A reference already taken by this client inserts nothing; any other conflict (bank_reference) still throws.
     this.insertStmt = db.prepare(
@@ -98,12 +99,12 @@ export class OrderRepository {
   }
 
   find(clientId: string, reference: string): Order | undefined {
-    return this.findStmt.get(clientId, reference) as Order | undefined;
+    return this.findStmt.get(clientId, reference);
   }
 
   /** What a status poll needs of an order. */
   findPolled(clientId: string, reference: string): PolledOrder | undefined {
-    return this.findPolledStmt.get(clientId, reference) as PolledOrder | undefined;
+    return this.findPolledStmt.get(clientId, reference);
   }
 
   /**

@@ -1,5 +1,6 @@
 // The transactional outbox (status_events), callback messages and their delivery attempts.
 import { Db } from './db';
+import { objectReader } from '../../wire/sqlite-rows';
 
 export interface StatusEventRow {
   id: number;
@@ -83,7 +84,7 @@ export class OutboxRepository {
     );
     this.nextDueStmt = db.prepare(`SELECT MIN(next_attempt_at) FROM callbacks WHERE state = 'pending' AND client_id = ?`).pluck();
     this.oldestQueuedStmt = db.prepare(`SELECT MIN(created_at) FROM status_events WHERE state = 'queued' AND client_id = ?`).pluck();
-    this.queuedStmt = db.prepare(`SELECT ${EVENT_COLUMNS} FROM status_events WHERE state = 'queued' AND client_id = ? ORDER BY id LIMIT ?`);
+    this.queuedStmt = objectReader<StatusEventRow>(db.prepare(`SELECT ${EVENT_COLUMNS} FROM status_events WHERE state = 'queued' AND client_id = ? ORDER BY id LIMIT ?`));
     this.blockedStmt = db.prepare(
       `SELECT 1 FROM status_events e JOIN callbacks c ON c.id = e.callback_id
        WHERE e.client_id = ? AND e.reference = ? AND e.id < ? AND c.state = 'pending' LIMIT 1`,
@@ -101,10 +102,10 @@ export class OutboxRepository {
     this.markManySentStmt = db.prepare(
       `UPDATE status_events SET state = 'sent', callback_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND state = 'queued'`,
     );
-    this.dueStmt = db.prepare(
+    this.dueStmt = objectReader<CallbackRow>(db.prepare(
       `SELECT ${CALLBACK_COLUMNS} FROM callbacks WHERE state = 'pending' AND client_id = ? AND next_attempt_at <= ?
        ORDER BY next_attempt_at, id LIMIT ?`,
-    );
+    ));
     this.attemptStmt = db.prepare(
       `INSERT INTO callback_attempts (callback_id, attempt, started_at, url, status_code, latency_ms, error, response_body)
        VALUES (@callbackId, @attempt, @startedAt, @url, @statusCode, @latencyMs, @error, @responseBody)`,
@@ -150,7 +151,7 @@ export class OutboxRepository {
   }
 
   queued(clientId: string, limit: number): StatusEventRow[] {
-    return this.queuedStmt.all(clientId, limit) as StatusEventRow[];
+    return this.queuedStmt.all(clientId, limit);
   }
 
   /** An earlier report of the same order is still being delivered: this one must wait (in-order delivery). */
@@ -176,7 +177,7 @@ export class OutboxRepository {
   }
 
   due(clientId: string, nowMs: number, limit: number): CallbackRow[] {
-    return this.dueStmt.all(clientId, nowMs, limit) as CallbackRow[];
+    return this.dueStmt.all(clientId, nowMs, limit);
   }
 
   recordAttempt(attempt: AttemptRow): void {
