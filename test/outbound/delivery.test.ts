@@ -145,6 +145,9 @@ describe('callback delivery', () => {
     expect(received()).toEqual(['PENDING 503']);
     const queued = bank.db.prepare("SELECT status FROM status_events WHERE reference = 'HOLD-1' AND state = 'queued'").pluck().all();
     expect(queued).toEqual(['SUCCESS']);
+    // Only the report of the acceptance is marked first; the final is checked against it.
+    const marks = bank.db.prepare("SELECT status, first_report AS firstReport FROM status_events WHERE reference = 'HOLD-1' ORDER BY id").all();
+    expect(marks).toEqual([{ status: 'PENDING', firstReport: 1 }, { status: 'SUCCESS', firstReport: 0 }]);
     await drain(bank);
     expect(received()).toEqual(['PENDING 503', 'PENDING 503', 'PENDING 200', 'SUCCESS 200']);
   });

@@ -38,6 +38,7 @@ export class OutboxWriter {
       processedAt: change.at,
       copies,
       createdAt: this.clocks.now(order.clientId),
+      firstReport: change.from === null ? 1 : 0,
     });
     for (const listener of this.queuedListeners) listener();
   }

@@ -266,4 +266,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'first reports',
+    sql: `
+      -- 1 for an order's first report (of its acceptance): nothing of that order can be ahead of it, so delivery
+      -- skips the in-order check. Rows from before are 0: checked, as they always were.
+      ALTER TABLE status_events ADD COLUMN first_report INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

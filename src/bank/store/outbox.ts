@@ -13,6 +13,8 @@ export interface StatusEventRow {
   processedAt: number;
   copies: number;
   createdAt: number;
+  /** 1 for the report of the order's acceptance, its first: no earlier report of that order exists. */
+  firstReport: 0 | 1;
 }
 
 export interface CallbackRow {
@@ -43,7 +45,7 @@ export interface AttemptRow {
 }
 
 const EVENT_COLUMNS = `id, client_id AS clientId, reference, bank_reference AS bankReference, status, reason_code AS reasonCode,
-  reason_message AS reasonMessage, processed_at AS processedAt, copies, created_at AS createdAt`;
+  reason_message AS reasonMessage, processed_at AS processedAt, copies, created_at AS createdAt, first_report AS firstReport`;
 function callbackColumns(alias = ''): string {
   const p = alias ? `${alias}.` : '';
   return `${p}id AS id, ${p}client_id AS clientId, ${p}kind AS kind, ${p}idempotency_key AS idempotencyKey, ${p}url AS url, ${p}body AS body,
@@ -79,8 +81,8 @@ export class OutboxRepository {
 
   constructor(readonly db: Db) {
     this.enqueueStmt = db.prepare(
-      `INSERT INTO status_events (client_id, reference, bank_reference, status, reason_code, reason_message, processed_at, copies, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO status_events (client_id, reference, bank_reference, status, reason_code, reason_message, processed_at, copies, created_at, first_report)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.nextDueStmt = db.prepare(`SELECT MIN(next_attempt_at) FROM callbacks WHERE state = 'pending' AND client_id = ?`).pluck();
     this.oldestQueuedStmt = db.prepare(`SELECT MIN(created_at) FROM status_events WHERE state = 'queued' AND client_id = ?`).pluck();
@@ -136,8 +138,8 @@ export class OutboxRepository {
 
   enqueue(event: Omit<StatusEventRow, 'id'>): void {
     // Positional, in the column order above: named parameters are looked up one by one from C++.
-    const { clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt } = event;
-    this.enqueueStmt.run(clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt);
+    const { clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt, firstReport } = event;
+    this.enqueueStmt.run(clientId, reference, bankReference, status, reasonCode, reasonMessage, processedAt, copies, createdAt, firstReport);
   }
 
   /** The earliest next attempt of a client's pending messages, if any. */
@@ -156,6 +158,8 @@ export class OutboxRepository {
 
   /** An earlier report of the same order is still being delivered: this one must wait (in-order delivery). */
   isBlocked(event: StatusEventRow): boolean {
+    // An order's first report has nothing ahead of it: no lookup (one an order on the batch path, issue 15).
+    if (event.firstReport === 1) return false;
     return this.blockedStmt.get(event.clientId, event.reference, event.id) !== undefined;
   }
 
