@@ -65,11 +65,4 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   return { status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') };
 }
 
-/** JSON.parse that answers undefined for a body that is not JSON. */
-export function parseJsonText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+export { parseJsonText } from '../wire/json-text';

@@ -9,6 +9,7 @@ import tls from 'node:tls';
 import type { AxiosInstance } from 'axios';
 import { Clock } from './clock';
 import { httpRequest, HttpRequestError, requestTarget, TCP_KEEP_ALIVE_MS } from './http-request';
+import { parseJsonText } from './json-text';
 import { signDetached } from './jws';
 import { SigningKey } from './keys';
 import { newNonce } from './random-ids';
@@ -296,11 +297,7 @@ export class TokenCache {
   }
 }
 
-/** JSON.parse that answers null instead of throwing (an answer that is not JSON is treated as empty). */
+/** The answer's JSON, or null for one that is not JSON (treated as empty). */
 function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
+  return parseJsonText(text) ?? null;
 }

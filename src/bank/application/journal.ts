@@ -15,6 +15,7 @@
 import type { Logger } from 'winston';
 import { cachedLast } from '../../wire/cached-last';
 import { Clock } from '../../wire/clock';
+import { parseJsonText } from '../../wire/json-text';
 import { formatInstant } from '../../wire/rfc3339';
 import { answerJson, type HttpAnswer, type SentExchange } from '../../wire/signed-client';
 import { JournalFilter, JournalInsert, JournalMention, JournalRepository, JournalRow, JournalSummaryRow } from '../store/journal';
@@ -125,14 +126,6 @@ function safeDecode(segment: string): string | null {
     return decodeURIComponent(segment);
   } catch {
     return null;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
@@ -374,7 +367,7 @@ export class Journal implements OrderJournal {
     if (capture.orderId !== null) references.push(capture.orderId);
     if (target.reference !== null) references.push(target.reference);
     if (capture.method === 'POST' && capture.path === '/payment-orders' && capture.requestBody) {
-      references.push(...(capture.bodyReferences ?? referencesIn(parseJson(capture.requestBody.toString('utf8')))));
+      references.push(...(capture.bodyReferences ?? referencesIn(parseJsonText(capture.requestBody.toString('utf8')))));
     }
     return {
       id: capture.id,
@@ -404,7 +397,7 @@ export class Journal implements OrderJournal {
     const response = answer.status === null ? null : this.record(masker, plainHeaders(answer.headers), answer.body, Buffer.byteLength(answer.body));
     const detail: JournalDetail = { request: this.finish(masker, request), response: response && this.finish(masker, response), error: answer.error };
     if (exchange.fault) detail.fault = exchange.fault;
-    const references = [...referencesIn(requestBytes ? parseJson(requestBytes.toString('utf8')) : undefined)];
+    const references = [...referencesIn(requestBytes ? parseJsonText(requestBytes.toString('utf8')) : undefined)];
     if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(answerJson(answer)));
     const path = this.outgoingPath(exchange.url) ?? url;
     return {

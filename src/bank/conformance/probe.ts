@@ -7,6 +7,7 @@ import { Clock } from '../../wire/clock';
 import { b64url } from '../../wire/base64url';
 import { peekHeader } from '../../wire/jws';
 import { SigningKey } from '../../wire/keys';
+import { parseJsonText } from '../../wire/json-text';
 import { formatInstant } from '../../wire/rfc3339';
 import { HttpAnswer, SentExchange, SignedClient, SigningOverrides, TlsMaterial } from '../../wire/signed-client';
 import { SignedFlow } from '../../wire/signature-base';
@@ -61,14 +62,6 @@ export interface Answer {
 export interface SignOptions extends SigningOverrides {
   /** Headers of the flow left out before signing (their base lines are empty). */
   omit?: readonly string[];
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -206,7 +199,7 @@ export class ConnectorProbe {
     const exchange: SentExchange = { method, url: url.toString(), headers, body: method === 'GET' ? undefined : body, answer };
     const journalId = this.settings.journal(this.target.clientId, exchange);
     this.recorded.push(this.record(exchange, prepared.base, label, misbehaviour, journalId));
-    return { status: answer.status, headers: answer.headers, body: answer.body, json: parseJson(answer.body), error: answer.error, at: this.now };
+    return { status: answer.status, headers: answer.headers, body: answer.body, json: parseJsonText(answer.body), error: answer.error, at: this.now };
   }
 
   /** Records an exchange made outside the signed client (the transport cases' own TLS connections). */
