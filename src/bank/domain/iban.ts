@@ -14,11 +14,12 @@ export function hasIbanShape(value: string): boolean {
 export function hasValidIbanChecksum(value: string): boolean {
   const iban = normalizeIban(value);
   if (!hasIbanShape(iban)) return false;
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  // The first four characters move to the end; a letter stands for two digits (A = 10 ... Z = 35). Read by
+  // character code, without building the rearranged text or a string a digit (a third of the time, issue 15).
   let remainder = 0;
-  for (const char of rearranged) {
-    const digits = char >= 'A' ? String(char.charCodeAt(0) - 55) : char;
-    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  for (let index = 0; index < iban.length; index += 1) {
+    const code = iban.charCodeAt((index + 4) % iban.length);
+    remainder = code >= 65 ? (remainder * 100 + code - 55) % 97 : (remainder * 10 + code - 48) % 97;
   }
   return remainder === 1;
 }
