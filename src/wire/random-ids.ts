@@ -1,13 +1,32 @@
-// Random identifiers on the hot path. randomUUID draws from Node's cached entropy pool, which is several times
-// cheaper than a randomBytes call per id; 122 random bits is plenty for nonces and references.
-import { randomUUID } from 'node:crypto';
+// Random identifiers on the hot path, hex-encoded from a pool of random bytes that is refilled in one call when
+// used up: a randomBytes or randomUUID call per id costs three to four times as much (issue 15: a nonce 330 against
+// 85 ns, a bank reference's 6 hex digits 460 against 130). The bytes are node's CSPRNG's, as randomBytes gives them.
+import { randomFillSync } from 'node:crypto';
 
-/** 32 characters of [0-9a-f]: a valid X-Nonce (profile section 2). */
-export function newNonce(): string {
-  return randomUUID().replace(/-/g, '');
+const pool = Buffer.alloc(8192);
+let used = pool.length;
+
+/** Where the next `count` unused bytes of the pool start (refilled when fewer are left). */
+function take(count: number): number {
+  if (used + count > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const start = used;
+  used += count;
+  return start;
 }
 
-/** `length` upper-case hex characters (at most 32). */
+/** 32 characters of [0-9a-f], 128 random bits: a valid X-Nonce (profile section 2). */
+export function newNonce(): string {
+  const start = take(16);
+  return pool.toString('hex', start, start + 16);
+}
+
+/** `length` random upper-case hex characters. */
 export function randomHex(length: number): string {
-  return newNonce().slice(0, length).toUpperCase();
+  const bytes = (length + 1) >> 1;
+  const start = take(bytes);
+  const hex = pool.toString('hex', start, start + bytes).toUpperCase();
+  return length % 2 === 0 ? hex : hex.slice(0, length);
 }
