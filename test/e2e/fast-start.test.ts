@@ -2,6 +2,7 @@
 // behaves the same as when its modules load one by one (FAST_START=off): a signed create and its status poll, the
 // files it reads beside its code (schemas, the dashboard's assets, package.json), and its graceful stop.
 import fs from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { demo, isoNow, newNonce, ROOT, sampleOrder, signedCreateHeaders, signRequest, tempDir } from '../helpers/bank';
@@ -71,5 +72,22 @@ describe.each<{ mode: string; env: Record<string, string>; startedFrom: string; 
 
   it('stops gracefully on SIGTERM', async () => {
     expect(await kill(bank, 'SIGTERM')).toBe(0);
+  });
+});
+
+describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => {
+  const bundle = path.join(ROOT, 'dist', 'bank', 'server.bundle.js');
+  const source = fs.readFileSync(bundle, 'utf8');
+  const requiredByName = [...new Set([...source.matchAll(/\brequire\("([^".][^"]*)"\)/g)].map((match) => match[1]))];
+
+  it('finds every package it requires by name beside it, in node_modules', () => {
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    const packages = requiredByName.filter((name) => !builtins.has(name));
+    expect(packages).toEqual(expect.arrayContaining(['axios', 'better-sqlite3', 'iconv-lite', 'mime-db']));
+    for (const name of packages) expect(() => createRequire(bundle).resolve(name)).not.toThrow();
+  });
+
+  it('carries none of the left-out packages itself', () => {
+    for (const name of ['axios', 'form-data', 'iconv-lite', 'mime-db']) expect(source).not.toContain(`"node_modules/${name}/`);
   });
 });
