@@ -4,6 +4,7 @@
 // (bench/README.md). Whenever the bundle is missing, older than any of our modules it was made of, or turned off,
 // the modules load as usual, so an edited and recompiled dist/ never runs stale code. The cache is V8's own: a
 // node or V8 that does not match rejects it, and the bundle then compiles as any script would.
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -48,7 +49,7 @@ export function launch(program: string, enabled: boolean, loadModules: () => voi
     loadModules();
     return MODULES;
   }
-  return runBundle(files.bundle, fs.readFileSync(files.bundle, 'utf8'), readCache(files.cache, bundledAt));
+  return runBundle(files.bundle, bundleText(files.bundle), readCache(files.cache, bundledAt));
 }
 
 function mtimeOf(file: string): number | null {
@@ -75,6 +76,15 @@ function currentBundleTime(files: BundleFiles): number | null {
     if (changed === null || changed > bundledAt) return null;
   }
   return bundledAt;
+}
+
+/**
+ * The bundle's text. The build makes it ASCII (esbuild escapes the rest), and ASCII read as latin1 is the same
+ * string, made without UTF-8 decoding: ~13 ms instead of ~22 for the 1.4 MB bundle, on every start (issue 15).
+ */
+export function bundleText(file: string): string {
+  const bytes = fs.readFileSync(file);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /** The code cache, unless it is missing or older than the bundle (then it was made from another text). */

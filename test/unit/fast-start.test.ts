@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleFiles, bundleScript, launch, launchOf } from '../../src/wire/fast-start';
+import { bundleFiles, bundleScript, bundleText, launch, launchOf } from '../../src/wire/fast-start';
 
 const LAUNCH = Symbol.for('sandbox-bank.launch');
 type Ran = { from: string; dirname?: string; helper?: unknown } | undefined;
@@ -94,5 +94,20 @@ describe('launch', () => {
     expect(run().ran).toEqual({ from: 'modules' });
     fs.rmSync(bundleFiles(program).bundle);
     expect(run().ran).toEqual({ from: 'modules' });
+  });
+});
+
+describe('bundleText', () => {
+  it('reads an ASCII bundle as the same string UTF-8 would give', () => {
+    const file = path.join(dir, 'ascii.js');
+    fs.writeFileSync(file, 'module.exports = "caf\\u00e9 \\u2713";\n');
+    expect(bundleText(file)).toBe(fs.readFileSync(file, 'utf8'));
+  });
+
+  it('decodes a bundle that is not ASCII as UTF-8', () => {
+    const file = path.join(dir, 'utf8.js');
+    const text = 'module.exports = "café ✓ 💶";\n';
+    fs.writeFileSync(file, text);
+    expect(bundleText(file)).toBe(text);
   });
 });
