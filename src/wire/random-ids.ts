@@ -23,7 +23,7 @@ export function newNonce(): string {
   return pool.toString('hex', start, start + 16);
 }
 
-/** `length` random upper-case hex characters. */
+/** `length` random upper-case hex characters (at most 32). */
 export function randomHex(length: number): string {
   const bytes = (length + 1) >> 1;
   const start = take(bytes);

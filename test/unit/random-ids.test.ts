@@ -8,7 +8,7 @@ describe('random ids', () => {
     expect(new Set(nonces).size).toBe(nonces.length);
   });
 
-  it.each([1, 6, 7, 16, 32, 40])('randomHex(%i) is that many upper-case hex characters', (length) => {
+  it.each([1, 6, 7, 16, 31, 32])('randomHex(%i) is that many upper-case hex characters', (length) => {
     for (let round = 0; round < 500; round += 1) expect(randomHex(length)).toMatch(new RegExp(`^[0-9A-F]{${length}}$`));
   });
 
