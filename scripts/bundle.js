@@ -14,7 +14,7 @@ const http = require('node:http');
 const { spawn } = require('node:child_process');
 
 // The file names and the cache writer's variable are the launcher's own (just compiled by tsc).
-const { bundleFiles, WRITE_CODE_CACHE_ENV } = require('../dist/wire/fast-start');
+const { BUNDLE_WRAPPER, bundleFiles, WRITE_CODE_CACHE_ENV } = require('../dist/wire/fast-start');
 const { bankArgs } = require('./start-flags');
 
 const root = path.resolve(__dirname, '..');
@@ -45,6 +45,9 @@ function bundleProgram() {
     // loads a small part of its 500 KB there, and mime-db (by mime-types) is one JSON file, parsed as JSON instead
     // of compiled as code. Measured (issue 15, bench/README.md): the bundle 2.4 -> 1.4 MB, idle RSS -2.7 MB.
     external: BUNDLE_EXTERNALS,
+    // The launcher compiles the file's text as is: it must already be the CommonJS function (fast-start.ts).
+    banner: { js: BUNDLE_WRAPPER.head },
+    footer: { js: BUNDLE_WRAPPER.tail },
     // wire/schemas.ts requires the precompiled validators by a computed path, at run time, on purpose.
     logOverride: { 'unsupported-require-call': 'silent' },
     logLevel: 'error',

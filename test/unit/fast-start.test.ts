@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleFiles, bundleScript, bundleText, launch, launchOf } from '../../src/wire/fast-start';
+import { BUNDLE_WRAPPER, bundleFiles, bundleScript, bundleText, launch, launchOf } from '../../src/wire/fast-start';
 
 const LAUNCH = Symbol.for('sandbox-bank.launch');
 type Ran = { from: string; dirname?: string; helper?: unknown } | undefined;
@@ -19,7 +19,7 @@ function writeProgram(): void {
   const record = (what: string) => `require('fs').writeFileSync(require('path').join(__dirname, 'ran.json'), JSON.stringify(${what}));\n`;
   fs.writeFileSync(program, record("{ from: 'modules' }"));
   const files = bundleFiles(program);
-  fs.writeFileSync(files.bundle, record("{ from: 'bundle', dirname: __dirname, helper: require('./helper') }"));
+  fs.writeFileSync(files.bundle, `${BUNDLE_WRAPPER.head}${record("{ from: 'bundle', dirname: __dirname, helper: require('./helper') }")}${BUNDLE_WRAPPER.tail}`);
   fs.writeFileSync(files.inputs, 'server.js\nhelper.js\n');
   const past = new Date(Date.now() - 60_000);
   for (const file of [program, path.join(dir, 'helper.js')]) fs.utimesSync(file, past, past);
@@ -58,6 +58,14 @@ describe('launch', () => {
     const { launch: started, ran: result } = run();
     expect(started).toEqual({ from: 'bundle', codeCache: 'accepted' });
     expect(result?.from).toBe('bundle');
+  });
+
+  it('loads the modules when the bundle is not the wrapped function this build makes', () => {
+    const files = bundleFiles(program);
+    fs.writeFileSync(files.bundle, "require('fs').writeFileSync(require('path').join(__dirname, 'ran.json'), '{\"from\":\"unwrapped\"}');\n");
+    const { launch: started, ran: result } = run();
+    expect(started).toEqual({ from: 'modules', codeCache: 'none' });
+    expect(result?.from).toBe('modules');
   });
 
   it('still runs the bundle when V8 refuses the cache', () => {
