@@ -45,13 +45,13 @@ export function launchOf(): Launch {
 export function launch(program: string, enabled: boolean, loadModules: () => void): Launch {
   const files = bundleFiles(program);
   const bundledAt = enabled ? currentBundleTime(files) : null;
-  const source = bundledAt === null ? null : bundleText(files.bundle);
-  // A bundle without the wrapper was not made by this build's bundler: the modules are never wrong.
-  if (source === null || !source.startsWith(BUNDLE_WRAPPER.head)) {
-    loadModules();
-    return MODULES;
+  if (bundledAt !== null) {
+    const source = bundleText(files.bundle);
+    // A bundle without the wrapper was not made by this build's bundler: the modules are never wrong.
+    if (source.startsWith(BUNDLE_WRAPPER.head)) return runBundle(files.bundle, source, readCache(files.cache, bundledAt));
   }
-  return runBundle(files.bundle, source, readCache(files.cache, bundledAt as number));
+  loadModules();
+  return MODULES;
 }
 
 function mtimeOf(file: string): number | null {
