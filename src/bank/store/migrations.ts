@@ -1,6 +1,6 @@
 // Versioned schema migrations, applied in order at startup inside one transaction each.
 
-import { Migration } from '../../wire/sqlite';
+import { checksAsComparisons, Migration, rewriteTableDefinitions } from '../../wire/sqlite';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -274,5 +274,15 @@ export const MIGRATIONS: readonly Migration[] = [
       -- skips the in-order check. Rows from before are 0: checked, as they always were.
       ALTER TABLE status_events ADD COLUMN first_report INTEGER NOT NULL DEFAULT 0;
     `,
+  },
+  {
+    version: 10,
+    name: 'CHECKs as comparisons',
+    // Every CHECK (column IN (...)) above becomes the same CHECK written with = and OR, in the stored schema only:
+    // an IN list cost each insert and update of orders, the outbox, callbacks, idempotency records and the journal
+    // ~0.5 µs a CHECK (issue 15: 7 % of a batched order). Rows are untouched; they meet both forms.
+    apply: (db) => {
+      rewriteTableDefinitions(db, checksAsComparisons);
+    },
   },
 ];
