@@ -6,18 +6,19 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const Ajv = require('ajv').default;
-const addFormats = require('ajv-formats').default;
 const standaloneCode = require('ajv/dist/standalone').default;
 const { _ } = require('ajv/dist/compile/codegen');
 const { AJV_OPTIONS, SCHEMA_NAMES } = require('../dist/wire/schema-options');
+const { addSchemaFormats } = require('../dist/wire/schema-formats');
 
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'dist', 'compiled-schemas');
 fs.mkdirSync(out, { recursive: true });
 const schemaOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'schemas', `${name}.schema.json`), 'utf8'));
 for (const name of SCHEMA_NAMES) {
-  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
-  addFormats(ajv);
+  // The generated code takes its formats from dist/wire/schema-formats.js, beside it in dist/ and in the bundle.
+  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, formats: _`require("../wire/schema-formats").SCHEMA_FORMATS` } });
+  addSchemaFormats(ajv);
   // A schema may $ref another one of schemas/ (the pull page's items are payment orders).
   for (const other of SCHEMA_NAMES) if (other !== name) ajv.addSchema(schemaOf(other));
   fs.writeFileSync(path.join(out, `${name}.js`), standaloneCode(ajv, ajv.compile(schemaOf(name))));

@@ -33,9 +33,9 @@ function schemaId(name: SchemaName): string {
 function compileAtRunTime(name: SchemaName): ValidateFunction {
   if (!runtimeAjv) {
     const { default: AjvClass } = require('ajv') as typeof import('ajv');
-    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    const { addSchemaFormats } = require('./schema-formats') as typeof import('./schema-formats');
     runtimeAjv = new AjvClass(AJV_OPTIONS);
-    addFormats(runtimeAjv);
+    addSchemaFormats(runtimeAjv);
     // Every schema is known by its $id, so that one may $ref another (the pull page's items are payment orders).
     for (const one of SCHEMA_NAMES) runtimeAjv.addSchema(readSchema(one));
   }

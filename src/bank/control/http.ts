@@ -97,10 +97,10 @@ function controlValidator(name: string): ValidateFunction {
   let validate = validators.get(name);
   if (!validate) {
     const { default: Ajv } = require('ajv') as typeof import('ajv');
-    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    const { addSchemaFormats } = require('../../wire/schema-formats') as typeof import('../../wire/schema-formats');
     // strictRequired off: oneOf/if branches name properties their parent schema defines.
     const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
-    addFormats(ajv);
+    addSchemaFormats(ajv);
     validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, 'control', `${name}.schema.json`), 'utf8')));
     validators.set(name, validate);
   }
