@@ -16,7 +16,7 @@ const out = path.join(root, 'dist', 'compiled-schemas');
 fs.mkdirSync(out, { recursive: true });
 const schemaOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'schemas', `${name}.schema.json`), 'utf8'));
 for (const name of SCHEMA_NAMES) {
-  // The generated code takes its formats from dist/wire/schema-formats.js, beside it in dist/ and in the bundle.
+  // The generated files (dist/compiled-schemas/) take their formats from dist/wire/schema-formats.js.
   const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, formats: _`require("../wire/schema-formats").SCHEMA_FORMATS` } });
   addSchemaFormats(ajv);
   // A schema may $ref another one of schemas/ (the pull page's items are payment orders).

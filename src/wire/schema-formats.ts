@@ -15,7 +15,7 @@ export function uri(value: string): boolean {
   return PLAIN_HTTP_URL.test(value) || fullUri(value);
 }
 
-/** For ajv: `addFormats(ajv)` then `ajv.addFormat(name, format)` for each of these, and the build's standalone code. */
+/** The formats the build's standalone validators take (scripts/compile-schemas.js). */
 export const SCHEMA_FORMATS = { ...fullFormats, uri };
 
 /** ajv-formats' formats on `ajv`, with this `uri`. */

@@ -104,9 +104,10 @@ export function rewriteTableDefinitions(db: Db, rewrite: (sql: string) => string
     for (const table of changed) update.run(table.sql, table.name);
     // A new schema version makes this connection (and any other) parse the schema again, now.
     db.pragma(`schema_version = ${version + 1}`);
-    db.pragma('writable_schema = OFF');
     for (const table of changed) db.prepare(`SELECT * FROM "${table.name}" LIMIT 0`).all();
   } finally {
+    // Neither setting is undone by a rollback.
+    db.pragma('writable_schema = OFF');
     db.unsafeMode(false);
   }
   return changed.map((table) => table.name);

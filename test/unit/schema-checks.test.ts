@@ -146,6 +146,7 @@ describe('rewriteTableDefinitions', () => {
     const original = tableDefinitions(db)[0].sql;
     expect(() => db.transaction(() => rewriteTableDefinitions(db, (sql) => sql.replace('CHECK (', 'CHECK ((')))()).toThrow();
     expect(tableDefinitions(db)[0].sql).toBe(original);
+    expect(db.pragma('writable_schema', { simple: true })).toBe(0);
     db.prepare("INSERT INTO t (kind) VALUES ('a')").run();
     expect(() => db.prepare("INSERT INTO t (kind) VALUES ('c')").run()).toThrow(/CHECK constraint failed/);
   });
