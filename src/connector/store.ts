@@ -3,7 +3,7 @@
 // alerts and spent nonces in one transactional store, and put the contract's state rules (section 3: a final
 // status never changes, the same final is never applied twice) in ONE place, decideTransition().
 import { createHash } from 'node:crypto';
-import { Db, openDatabase } from '../wire/sqlite';
+import { checksAsComparisons, Db, Migration, openDatabase, rewriteTableDefinitions } from '../wire/sqlite';
 
 /** AWAITING = the Bank answered the create with 202: accepted, no status yet, a callback must follow. */
 export type ConnectorStatus = 'READY' | 'PENDING' | 'AWAITING' | 'SUCCESS' | 'FAILED';
@@ -60,7 +60,7 @@ export interface ApplyResult {
   detail?: string;
 }
 
-export const CONNECTOR_MIGRATIONS = [
+export const CONNECTOR_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'reference connector',
@@ -113,6 +113,15 @@ export const CONNECTOR_MIGRATIONS = [
         PRIMARY KEY (client, nonce)
       );
     `,
+  },
+  {
+    version: 2,
+    name: 'CHECKs as comparisons',
+    // As the Bank's migration 10: SQLite builds a temporary b-tree of an IN list's values at every insert and
+    // update it checks; the same CHECK written with = and OR costs next to nothing. Rows are untouched.
+    apply: (db) => {
+      rewriteTableDefinitions(db, checksAsComparisons);
+    },
   },
 ];
 

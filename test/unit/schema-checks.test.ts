@@ -5,15 +5,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { checksAsComparisons, migrate, openDatabase, rewriteTableDefinitions } from '../../src/wire/sqlite';
+import { checksAsComparisons, migrate, Migration, openDatabase, rewriteTableDefinitions } from '../../src/wire/sqlite';
 import { MIGRATIONS } from '../../src/bank/store/migrations';
+import { CONNECTOR_MIGRATIONS } from '../../src/connector/store';
 
 type Db = Database.Database;
 
-/** Each checked column of each table, with its allowed values, read from the schema as first created. */
-function inListChecks(): Map<string, Map<string, string[]>> {
+/** Each checked column of each table, with its allowed values, read from the schema before `rewrittenIn`. */
+function inListChecks(migrations: readonly Migration[] = MIGRATIONS, rewrittenIn = 10): Map<string, Map<string, string[]>> {
   const db = new Database(':memory:');
-  migrate(db, MIGRATIONS.filter((migration) => migration.version < 10));
+  migrate(db, migrations.filter((migration) => migration.version < rewrittenIn));
   const checks = new Map<string, Map<string, string[]>>();
   for (const { name, sql } of tableDefinitions(db)) {
     for (const [, column, list] of sql.matchAll(/CHECK \((\w+) IN \(([^()]*)\)\)/g)) {
@@ -123,6 +124,22 @@ describe("the Bank's schema after migration 10", () => {
       expectChecksHold(reopened, checks);
       reopened.close();
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the reference Connector's schema after its migration 2", () => {
+  it('keeps no IN-list CHECK, and each CHECK refuses and accepts what it did', () => {
+    const checks = inListChecks(CONNECTOR_MIGRATIONS, 2);
+    expect([...checks.keys()].sort()).toEqual(['callback_keys', 'orders', 'status_log']);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schema-checks-'));
+    const db = openDatabase(dir, CONNECTOR_MIGRATIONS);
+    try {
+      for (const { sql } of tableDefinitions(db)) expect(sql).not.toMatch(/CHECK \(\w+ IN \(/);
+      expectChecksHold(db, checks);
+    } finally {
+      db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
