@@ -1,9 +1,24 @@
 // wire/sqlite.ts: the settings every store opens with (WAL, synchronous NORMAL, foreign keys, the longer WAL
-// between checkpoints that issue 15 measured), and that a reopened store keeps what was committed before a close.
+// between checkpoints and the temporary files in memory that issue 15 measured), and that a reopened store keeps
+// what was committed before a close.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, PAGE_CACHE_KIB, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
+
+/** SQLite's temporary files this process holds open (they are unlinked at once: /var/tmp/etilqs_… (deleted)). */
+function temporaryFiles(): string[] {
+  return fs
+    .readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.includes('etilqs_'));
+}
 
 const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
 
@@ -14,7 +29,7 @@ describe('openDatabase', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('opens in WAL mode, synchronous NORMAL, with foreign keys, a checkpoint every 10,000 pages and a 2 MB page cache', () => {
+  it('opens in WAL mode, synchronous NORMAL, with foreign keys, a checkpoint every 10,000 pages, a 2 MB page cache and temporary files in memory', () => {
     const db = openDatabase(dir, MIGRATIONS);
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -25,6 +40,29 @@ describe('openDatabase', () => {
       // Negative: KiB, not pages. better-sqlite3's own build would say -16000.
       expect(PAGE_CACHE_KIB).toBe(2_000);
       expect(db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+      expect(db.pragma('temp_store', { simple: true })).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps a savepoint\'s sub-journal in memory however many pages it changes (no temporary file)', () => {
+    const db = openDatabase(dir, MIGRATIONS);
+    try {
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      db.transaction(() => {
+        for (let i = 0; i < 200; i += 1) insert.run('x'.repeat(3_000));
+      })();
+      // As the group commit runs a unit: a savepoint inside an open transaction, here changing ~100 pages that
+      // were there before it (SQLite's own setting spills to a file past 16).
+      db.exec('BEGIN');
+      db.exec('SAVEPOINT unit');
+      db.prepare("UPDATE t SET v = 'y' || v WHERE id <= 100").run();
+      const whileOpen = temporaryFiles();
+      db.exec('RELEASE unit');
+      db.exec('COMMIT');
+      expect(whileOpen).toEqual([]);
+      expect(db.prepare("SELECT COUNT(*) FROM t WHERE v LIKE 'y%'").pluck().get()).toBe(100);
     } finally {
       db.close();
     }
