@@ -63,7 +63,7 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // commit's units) and each statement that may fail midway keeps the pages it changes in a sub-journal, which
     // SQLite spills to a temporary file past 64 KB (16 pages) and then keeps as a file until the commit, so every
     // later unit of the group writes its pages there with two pwrite calls each. In memory it is emptied at each
-    // unit's release. Measured (issue 15, bench/README.md): CPU a create -6 %, a status poll -4 %.
+    // unit's release. Measured (issue 15, bench/README.md): CPU a create -2 to -4 %.
     db.pragma('temp_store = MEMORY');
     migrate(db, migrations);
     return db;
