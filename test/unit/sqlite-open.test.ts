@@ -46,6 +46,17 @@ describe('openDatabase', () => {
     }
   });
 
+  it('runs migrations with SQLite\'s own temporary files (a migration may rewrite a whole table), and the store after them in memory', () => {
+    const seen: unknown[] = [];
+    const db = openDatabase(dir, [...MIGRATIONS, { version: 2, name: 'looks', apply: (migrating) => seen.push(migrating.pragma('temp_store', { simple: true })) }]);
+    try {
+      expect(seen).toEqual([0]);
+      expect(db.pragma('temp_store', { simple: true })).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
   it('keeps a savepoint\'s sub-journal in memory however many pages it changes (no temporary file)', () => {
     const db = openDatabase(dir, MIGRATIONS);
     try {
