@@ -66,6 +66,34 @@ describe('callback delivery', () => {
     expect(fake.keyBodyMismatches).toEqual([]);
   });
 
+  it('stores the attempts that ended, a concurrency at a time, while a slow one still holds the pass', async () => {
+    bank.close();
+    await fake.stop();
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', dispatchConcurrency: 2, connectorTimeoutMs: 4_000 }));
+    let hung = false;
+    fake.behaviour = (kind) => {
+      if (kind !== 'unit' || hung) return null;
+      hung = true;
+      return 'hang';
+    };
+    fake.orders = Array.from({ length: 6 }, (_, index) => connectorOrder(`CHUNK-${index}`, '2026-11-20T00:00:00Z'));
+    await bank.outbound.poller.runCycle();
+    const delivered = () => bank.db.prepare("SELECT COUNT(*) FROM callbacks WHERE state = 'delivered'").pluck().get() as number;
+    let passEnded = false;
+    const pass = bank.outbound.dispatcher.runOnce().then((attempts) => {
+      passEnded = true;
+      return attempts;
+    });
+    // One worker waits on the hung callback (up to the 4 s time-out); the other sends the five others, and each
+    // two that end are stored at once.
+    await waitFor(() => delivered() >= 4, 3_000, 'four delivered callbacks stored during the pass');
+    expect(passEnded).toBe(false);
+    expect(await pass).toBe(6);
+    expect(delivered()).toBe(5);
+    const timedOut = bank.db.prepare('SELECT COUNT(*) FROM callback_attempts WHERE status_code IS NULL AND error IS NOT NULL').pluck().get();
+    expect(timedOut).toBe(1);
+  });
+
   it('marks a callback dead after the retry horizon', async () => {
     bank.close();
     await fake.stop();

@@ -90,27 +90,43 @@ export class Dispatcher {
   }
 
   /**
-   * Sends every due message of one Connector, then records all attempts at once. Returns how many were attempted
-   * (an attempt held back by an injected delay is made and recorded later, on its own).
+   * Sends every due message of one Connector, recording the attempts a `concurrency` at a time as they end, and the
+   * rest when the pass ends. Returns how many were attempted (an attempt held back by an injected delay is made and
+   * recorded later, on its own).
+   *
+   * Why not all at once at the end: a pass takes `concurrency × 8` messages, and an attempt that ended early would
+   * wait for the slowest one to be stored: a delivered callback shown as pending for seconds behind a slow
+   * Connector, and sent again after a crash meanwhile. A chunk is still one transaction for many attempts; the CPU
+   * a unit callback costs did not move measurably (bench/README.md, session 19).
    */
   async deliverDue(connector: ConnectorClient): Promise<number> {
     const clientId = connector.settings.clientId;
-    const due = this.messages.due(clientId, this.options.concurrency * 8).filter((callback) => !this.delayed.has(callback.id));
+    const { concurrency } = this.options;
+    const due = this.messages.due(clientId, concurrency * 8).filter((callback) => !this.delayed.has(callback.id));
     const pass = this.options.faults?.passOrder(clientId, due) ?? { order: due, moved: new Set<CallbackRow>() };
-    const outcomes: AttemptOutcome[] = [];
+    const ended: AttemptOutcome[] = [];
+    let attempted = 0;
+    const recordEnded = () => {
+      attempted += ended.length;
+      if (ended.length > 0) this.record(ended.splice(0));
+    };
     let next = 0;
     const worker = async () => {
       while (next < pass.order.length && !this.stopped) {
         const callback = pass.order[next];
         next += 1;
         const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
-        if (faults.delayMs > 0) this.attemptLater(connector, callback, faults);
-        else outcomes.push(await this.attempt(connector, callback, faults));
+        if (faults.delayMs > 0) {
+          this.attemptLater(connector, callback, faults);
+          continue;
+        }
+        ended.push(await this.attempt(connector, callback, faults));
+        if (ended.length >= concurrency) recordEnded();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, pass.order.length) }, worker));
-    this.record(outcomes);
-    return outcomes.length;
+    await Promise.all(Array.from({ length: Math.min(concurrency, pass.order.length) }, worker));
+    recordEnded();
+    return attempted;
   }
 
   private record(outcomes: AttemptOutcome[]): void {
