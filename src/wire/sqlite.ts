@@ -60,15 +60,13 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // bench/README.md): RSS after the load -15 MB, SQLite time a create the same within noise.
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     migrate(db, migrations);
-    // Temporary files in memory, once migrated. What matters is the sub-journal: inside a transaction, each
-    // savepoint (the group commit's units) and each statement that may fail midway keeps the pages it changes in a
-    // sub-journal, which SQLite spills to a temporary file past 64 KB (16 pages) and then keeps as a file until the
-    // commit, so every later unit of the group writes its pages there with two pwrite calls each. In memory it is
-    // emptied at each unit's release. Measured (issue 15, bench/README.md): CPU a create -2 to -4 %. The price: one
-    // statement that changes N existing pages inside a transaction holds N pages in memory until it ends (an UPDATE
-    // of 60,000 journal rows: +240 MB; deleting them: +5 MB, freed pages are not kept). The Bank's own units and
-    // statements change far fewer (its largest unit is a pulled page of 1,000 orders), but a migration may rewrite a
-    // whole table, so migrations run with SQLite's default, spilling to a file.
+    // Temporary files in memory, once migrated. It is for the sub-journal: each savepoint (a group commit's unit)
+    // keeps the pages it changes there, and SQLite's default spills it to a temporary file past 16 pages and keeps
+    // the file until the commit, so every later unit of the group wrote its pages to it with two pwrite calls each.
+    // In memory it is emptied at each unit's release: a create -2 to -4 % CPU (issue 15, bench/README.md). The
+    // price: one statement that changes N existing pages in a transaction holds them in memory until it ends (an
+    // UPDATE of 60,000 journal rows: +240 MB; deleting them: +5 MB). Nothing the running Bank does comes near, but a
+    // migration may rewrite a whole table, so migrations run with the default, spilling to a file.
     db.pragma('temp_store = MEMORY');
     return db;
   } catch (error) {
