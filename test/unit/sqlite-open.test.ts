@@ -20,6 +20,9 @@ function temporaryFiles(): string[] {
     .filter((target) => target.includes('etilqs_'));
 }
 
+/** Open files are listed under /proc on Linux (CI's machine); elsewhere the check that needs them is skipped. */
+const itWithProc = fs.existsSync('/proc/self/fd') ? it : it.skip;
+
 const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
 
 describe('openDatabase', () => {
@@ -57,7 +60,7 @@ describe('openDatabase', () => {
     }
   });
 
-  it('keeps a savepoint\'s sub-journal in memory however many pages it changes (no temporary file)', () => {
+  itWithProc('keeps a savepoint\'s sub-journal in memory however many pages it changes (no temporary file)', () => {
     const db = openDatabase(dir, MIGRATIONS);
     try {
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
