@@ -24,6 +24,11 @@ describe('callback delivery', () => {
       .all(key) as { attempt: number; statusCode: number | null; error: string | null; latencyMs: number; url: string }[];
   }
 
+  /** Attempts that got no HTTP answer (reset, time-out). */
+  function failedAttempts(): number {
+    return bank.db.prepare('SELECT COUNT(*) FROM callback_attempts WHERE status_code IS NULL AND error IS NOT NULL').pluck().get() as number;
+  }
+
   it('retries a Connector that answers 500 three times, with the same key and the same bytes, and records each attempt', async () => {
     const answers = new Map<string, number>();
     fake.behaviour = (kind, key) => {
@@ -58,8 +63,7 @@ describe('callback delivery', () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
     expect(fake.finals.size).toBe(0);
-    const failed = bank.db.prepare('SELECT COUNT(*) FROM callback_attempts WHERE status_code IS NULL AND error IS NOT NULL').pluck().get() as number;
-    expect(failed).toBeGreaterThan(0);
+    expect(failedAttempts()).toBeGreaterThan(0);
     down = false;
     await drain(bank);
     expect(fake.finals.size).toBe(20);
@@ -90,8 +94,7 @@ describe('callback delivery', () => {
     expect(passEnded).toBe(false);
     expect(await pass).toBe(6);
     expect(delivered()).toBe(5);
-    const timedOut = bank.db.prepare('SELECT COUNT(*) FROM callback_attempts WHERE status_code IS NULL AND error IS NOT NULL').pluck().get();
-    expect(timedOut).toBe(1);
+    expect(failedAttempts()).toBe(1);
   });
 
   it('marks a callback dead after the retry horizon', async () => {
