@@ -62,3 +62,50 @@ describe.each(['unit', 'batch'] as const)('pull of 2,500 orders in %s mode', (mo
     expect(fake.callbacks.length).toBe(before);
   });
 });
+
+describe('a pulled page is let go order by order as it is stored', () => {
+  let bank: Bank;
+  let fake: FakeConnector;
+
+  beforeAll(async () => {
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', pollLimit: 100 }));
+  });
+  afterAll(async () => {
+    await bank.outbound.stop(1000);
+    bank.close();
+    await fake.stop();
+  });
+
+  it('storePage empties each entry it has stored, valid or refused, and counts them all', () => {
+    const valid = connectorOrder('LETGO-1', '2026-11-20T00:00:01Z');
+    const invalid = { ...connectorOrder('LETGO-2', '2026-11-20T00:00:02Z'), amount: 'ten' };
+    const page: unknown[] = [valid, invalid, connectorOrder('LETGO-3', '2026-11-20T00:00:03Z')];
+    const outcome = bank.pulledOrders.storePage('demo-connector', page, '2026-11-20T00:00:00Z');
+    expect(outcome).toMatchObject({ accepted: 2, rejected: 1, duplicates: 0, maxInitiatedAt: '2026-11-20T00:00:03Z' });
+    expect(page).toEqual([undefined, undefined, undefined]);
+    expect(bank.book.find('demo-connector', 'LETGO-3')?.reference).toBe('LETGO-3');
+  });
+
+  it('the poller hands each page over whole: every order is stored and the journal still names them', async () => {
+    fake.orders = Array.from({ length: 250 }, (_, index) => connectorOrder(`LETGO-P${index}`, new Date(Date.parse('2026-11-21T00:00:00Z') + index * 1000).toISOString().replace('.000Z', 'Z')));
+    const pages: unknown[][] = [];
+    const storePage = bank.pulledOrders.storePage.bind(bank.pulledOrders);
+    const spy = jest.spyOn(bank.pulledOrders, 'storePage').mockImplementation((clientId, content, cursor) => {
+      pages.push(content);
+      return storePage(clientId, content, cursor);
+    });
+    try {
+      const [report] = await bank.outbound.poller.runCycle();
+      expect(report).toMatchObject({ outcome: 'ok', accepted: 250, pages: 3 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(pages.map((page) => page.length)).toEqual([100, 100, 52]); // the offset is inclusive: each next page repeats the last instant
+    expect(pages.flat().every((entry) => entry === undefined)).toBe(true);
+    await drain(bank);
+    bank.journal.flush();
+    const pulls = bank.journal.list({ reference: 'LETGO-P249', path: '/payment-orders' }, 10);
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0].references).toHaveLength(pages[2].length);
+  });
+});

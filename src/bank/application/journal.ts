@@ -92,7 +92,10 @@ const FLUSH_AT = 1000;
 const FLUSH_DELAY_MS = 5;
 const AGE_PRUNE_INTERVAL_MS = 1000;
 
-type Pending = { kind: 'in'; capture: InboundCapture } | { kind: 'out'; id: number; at: number; clientId: string | null; exchange: SentExchange };
+/** An outgoing exchange waiting to be written; `answerReferences` are read when it is queued (see recordOutbound). */
+type Pending =
+  | { kind: 'in'; capture: InboundCapture }
+  | { kind: 'out'; id: number; at: number; clientId: string | null; exchange: SentExchange; answerReferences: string[] };
 
 export function summaryView(row: JournalSummaryRow) {
   return {
@@ -222,12 +225,18 @@ export class Journal implements OrderJournal {
     };
   }
 
-  /** Queues one outgoing exchange; answers its journal id (null with the journal off). */
+  /**
+   * Queues one outgoing exchange; answers its journal id (null with the journal off). The answer's references are
+   * read now, from the parse the caller will use too (answerJson): a pulled page is stored, and let go order by
+   * order (PulledOrders.storePage), before this entry is written.
+   */
   recordOutbound(clientId: string | null, exchange: SentExchange): number | null {
     if (!this.enabled || this.closed) return null;
     const at = this.clock.now() - exchange.answer.latencyMs;
     const id = this.reserveId();
-    this.pending.push({ kind: 'out', id, at, clientId, exchange });
+    const { answer } = exchange;
+    const answerReferences = answer.status === 200 && answer.body.startsWith('{') ? referencesIn(answerJson(answer)) : [];
+    this.pending.push({ kind: 'out', id, at, clientId, exchange, answerReferences });
     this.queued();
     return id;
   }
@@ -387,7 +396,7 @@ export class Journal implements OrderJournal {
   }
 
   private outboundRow(item: Extract<Pending, { kind: 'out' }>): JournalInsert {
-    const { exchange, clientId } = item;
+    const { exchange, clientId, answerReferences } = item;
     const answer: HttpAnswer = exchange.answer;
     const masker = new Masker();
     const url = masker.url(exchange.url);
@@ -397,8 +406,7 @@ export class Journal implements OrderJournal {
     const response = answer.status === null ? null : this.record(masker, plainHeaders(answer.headers), answer.body, Buffer.byteLength(answer.body));
     const detail: JournalDetail = { request: this.finish(masker, request), response: response && this.finish(masker, response), error: answer.error };
     if (exchange.fault) detail.fault = exchange.fault;
-    const references = [...referencesIn(requestBytes ? parseJsonText(requestBytes.toString('utf8')) : undefined)];
-    if (answer.status === 200 && answer.body.startsWith('{')) references.push(...referencesIn(answerJson(answer)));
+    const references = [...referencesIn(requestBytes ? parseJsonText(requestBytes.toString('utf8')) : undefined), ...answerReferences];
     const path = this.outgoingPath(exchange.url) ?? url;
     return {
       id: item.id,

@@ -36,12 +36,19 @@ export class PulledOrders {
     return this.state.rejections(clientId);
   }
 
-  /** Stores a page's new orders and advances the cursor, all in one transaction. */
-  storePage(clientId: string, content: readonly unknown[], cursor: string): PageOutcome {
+  /**
+   * Stores a page's new orders and advances the cursor, all in one transaction. Takes the page: each entry of
+   * `content` is let go (set to undefined) once stored. A page of 1,000 takes several young-generation collections
+   * to store, and each would otherwise copy every order of it to the old generation (issue 15: 400 bytes promoted
+   * an order before, 12 after; 6 % of the CPU a pulled order costs to store).
+   */
+  storePage(clientId: string, content: unknown[], cursor: string): PageOutcome {
     return this.book.inTransaction(() => {
       const outcome: PageOutcome = { accepted: 0, duplicates: 0, rejected: 0, maxInitiatedAt: null };
       let maxMs = parseInstant(cursor) ?? 0;
-      for (const raw of content) {
+      for (let index = 0; index < content.length; index += 1) {
+        const raw = content[index];
+        content[index] = undefined;
         const initiatedAt = (raw as { initiated_at?: unknown })?.initiated_at;
         const ms = parseInstant(initiatedAt);
         if (ms !== null && ms > maxMs) {
