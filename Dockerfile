@@ -54,4 +54,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "require('node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/readyz', timeout: 4000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)).on('timeout', () => process.exit(1)).on('error', () => process.exit(1))"]
 # npm start's command, flags included (package.json "start", docs/architecture.md "Memory");
 # test/unit/start-flags.test.ts holds the two equal.
-CMD ["node", "--max-semi-space-size=8", "--v8-pool-size=1", "--expose-gc", "dist/bank/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--v8-pool-size=1", "--expose-gc", "--no-allocation-site-pretenuring", "dist/bank/main.js"]

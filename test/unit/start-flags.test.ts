@@ -17,9 +17,9 @@ function packageStart(root: string, start: string): string {
 }
 
 describe("the Bank's node flags", () => {
-  it("are npm start's: a new space of at most 8 MB a semi-space, one V8 worker thread, gc for the idle collection (issue 15)", () => {
+  it("are npm start's: a new space of at most 8 MB a semi-space, one V8 worker thread, gc for the idle collection, no allocation-site pretenuring (issue 15)", () => {
     const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    const flags = ['--max-semi-space-size=8', '--v8-pool-size=1', '--expose-gc'];
+    const flags = ['--max-semi-space-size=8', '--v8-pool-size=1', '--expose-gc', '--no-allocation-site-pretenuring'];
     expect(scripts.start).toBe(`node ${flags.join(' ')} dist/bank/main.js`);
     expect(bankNodeFlags()).toEqual(flags);
     expect(bankNodeFlags(ROOT)).toEqual(flags);
