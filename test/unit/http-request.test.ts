@@ -22,6 +22,16 @@ function raw(status: string, headers: string[], body: Buffer | string = ''): Ans
   return (socket) => socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${[...headers, `Content-Length: ${bytes.length}`].join('\r\n')}\r\n\r\n`), bytes]));
 }
 
+/** A 200 whose body comes in these pieces, one every `everyMs`. */
+function trickle(pieces: (Buffer | string)[], everyMs: number, headers: string[] = []): Answer {
+  const bytes = pieces.map((piece) => (Buffer.isBuffer(piece) ? piece : Buffer.from(piece)));
+  const length = bytes.reduce((total, piece) => total + piece.length, 0);
+  return (socket) => {
+    socket.write(`HTTP/1.1 200 OK\r\n${[...headers, `Content-Length: ${length}`].join('\r\n')}\r\n\r\n`);
+    bytes.forEach((piece, index) => setTimeout(() => socket.destroyed || socket.write(piece), (index + 1) * everyMs));
+  };
+}
+
 /** A server that keeps each request's raw bytes (up to the end of its body) and answers with `answer`. */
 async function recordingServer(answer: Answer): Promise<{ port: number; requests: string[]; close: () => Promise<void> }> {
   const requests: string[] = [];
@@ -183,6 +193,9 @@ describe('httpRequest reads answers and failures as axios did', () => {
     ['a gzip answer over the size limit once inflated', raw('200 OK', ['Content-Encoding: gzip'], zlib.gzipSync('y'.repeat(5000))), { maxResponseBytes: 1000 }],
     ['no answer head within the time-out', () => undefined, { timeoutMs: 150 }],
     ['a head, then a body that stalls', (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'), { timeoutMs: 150 }],
+    ['a gzip head, then a body that stalls', (socket) => socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.length}\r\n\r\n`), gzip.subarray(0, 10)])), { timeoutMs: 150 }],
+    ['a body that trickles: never idle for the time-out, longer than it in all', trickle(['abc', 'def', 'ghi', 'j'], 80), { timeoutMs: 200 }],
+    ['a gzip body that trickles likewise', trickle([gzip.subarray(0, 8), gzip.subarray(8, 16), gzip.subarray(16)], 80, ['Content-Encoding: gzip']), { timeoutMs: 200 }],
     ['the deadline before any answer', () => undefined, { timeoutMs: 5000, deadlineMs: 100 }],
     ['a reset before the answer', (socket) => socket.destroy()],
     ['a reset in the middle of the body', (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc')],
