@@ -49,8 +49,8 @@ export class ConnectorClient {
     const onExchange = identity.journal?.outgoingRecorder(settings.clientId);
     this.recordExchange = onExchange;
     // An answer beyond the limit is an error instead of the Bank's memory. The time-out is axios's (no answer head
-    // within it, or a socket idle that long), not a whole-exchange deadline: an answer still coming is read to its
-    // end, and a trickling Connector only holds its own sockets (docs/outbound.md).
+    // within it, or an answer body idle that long), not a whole-exchange deadline: an answer still coming is read
+    // to its end, and a trickling Connector only holds its own sockets (docs/outbound.md).
     this.client = new SignedClient({ clientId: identity.bankClientId, signer: identity.signer, clock: identity.clock, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, maxSockets, tls: settings.tls, onExchange });
     this.tokens = settings.tokenUrl
       ? new TokenCache(this.client, { tokenUrl: settings.tokenUrl, clientId: settings.tokenClientId ?? '', clientSecret: settings.tokenClientSecret ?? '' }, identity.clock, TOKEN_REFRESH_MARGIN_MS)
