@@ -256,15 +256,16 @@ export function httpRequest(options: HttpRequestOptions): Promise<HttpResponse> 
     const timedOut = () => fail(new HttpRequestError('ECONNABORTED', `timeout of ${timeoutMs}ms exceeded`));
     const req = transport.request(requestOptions(url, method, headers, options.agent), (res) => {
       if (done) return;
-      // From the head on, the same timer limits how long the body may stay idle.
+      // From the head on, the same timer limits how long the body may stay idle (its bytes as they arrive).
       const idle = limitTimer;
-      idle?.refresh();
+      if (idle) {
+        idle.refresh();
+        res.on('data', () => idle.refresh());
+      }
       const stream = decoded(res, method.toUpperCase());
-      if (idle && stream !== res) res.on('data', () => idle.refresh());
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
-        if (idle && stream === res) idle.refresh();
         chunks.push(chunk);
         size += chunk.length;
         if (limit > -1 && size > limit) {
