@@ -19,7 +19,9 @@ function newestMtime(dir) {
 
 const built = fs.existsSync(output) ? fs.statSync(output).mtimeMs : 0;
 // package.json too: its "start" holds the node flags the bundle's code cache is made under (scripts/start-flags.js).
-const configs = ['tsconfig.json', 'package.json'].map((file) => fs.statSync(path.join(root, file)).mtimeMs);
+// The build's own scripts too: a changed bundler makes another bundle from the same dist/.
+const configs = ['tsconfig.json', 'package.json', 'scripts/compile-schemas.js', 'scripts/bundle.js', 'scripts/deferred-exports.js']
+  .map((file) => fs.statSync(path.join(root, file)).mtimeMs);
 const sources = Math.max(newestMtime(path.join(root, 'src')), newestMtime(path.join(root, 'schemas')), ...configs);
 if (built < sources) {
   process.stderr.write('building dist/ (tsc, the schema validators, then the bundle)...\n');

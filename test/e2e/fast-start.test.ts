@@ -87,6 +87,12 @@ describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => 
     for (const name of packages) expect(() => createRequire(bundle).resolve(name)).not.toThrow();
   });
 
+  it("defers the start-up work of mime-types, express and body-parser's exports to first use (scripts/deferred-exports.js)", () => {
+    expect(source).toContain('deferMaps("types")');
+    const deferred = [...source.matchAll(/deferExport\(\w+,"(\w+)"/g)].map((match) => match[1]).sort();
+    expect(deferred).toEqual(['json', 'json', 'raw', 'raw', 'static', 'text', 'text', 'urlencoded', 'urlencoded']);
+  });
+
   it('carries none of the left-out packages itself', () => {
     for (const name of ['axios', 'form-data', 'iconv-lite', 'mime-db']) expect(source).not.toContain(`"node_modules/${name}/`);
   });
