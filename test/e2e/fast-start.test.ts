@@ -70,6 +70,16 @@ describe.each<{ mode: string; env: Record<string, string>; startedFrom: string; 
     expect((openapi.json as unknown as { info: { version: string } }).info.version).toBe(VERSION);
   });
 
+  it('checks a control-plane body against its schema: ajv, left out of the bundle, loads on first use', async () => {
+    const answer = await wireRequest(`${bank.httpUrl}/sandbox/clients/${demo.client_id}/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ frozen_at: 5 }),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ code: 'body_invalid', errors: [expect.objectContaining({ path: '/frozen_at' })] });
+  });
+
   it('stops gracefully on SIGTERM', async () => {
     expect(await kill(bank, 'SIGTERM')).toBe(0);
   });
@@ -83,7 +93,7 @@ describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => 
   it('finds every package it requires by name beside it, in node_modules', () => {
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     const packages = requiredByName.filter((name) => !builtins.has(name));
-    expect(packages).toEqual(expect.arrayContaining(['axios', 'better-sqlite3', 'iconv-lite', 'mime-db']));
+    expect(packages).toEqual(expect.arrayContaining(['ajv', 'ajv-formats', 'axios', 'better-sqlite3', 'iconv-lite', 'mime-db']));
     for (const name of packages) expect(() => createRequire(bundle).resolve(name)).not.toThrow();
   });
 
@@ -94,6 +104,6 @@ describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => 
   });
 
   it('carries none of the left-out packages itself', () => {
-    for (const name of ['axios', 'form-data', 'iconv-lite', 'mime-db']) expect(source).not.toContain(`"node_modules/${name}/`);
+    for (const name of ['ajv', 'ajv-formats', 'axios', 'fast-uri', 'form-data', 'iconv-lite', 'mime-db']) expect(source).not.toContain(`"node_modules/${name}/`);
   });
 });
