@@ -42,11 +42,12 @@ async function bundleProgram() {
     target: 'node20',
     // better-sqlite3 is native. The others load from node_modules when required, which costs a start less than
     // carrying them in the bundle, whose whole text is read at every start and kept: axios (and form-data with it) is
-    // required only by a call that needs it, never at start, and so is ajv's compiler with ajv-formats (a control-plane
+    // required only by a call that needs it, never at start, and so are ajv's compiler and ajv-formats (a control-plane
     // body schema is compiled on its first use; the build's precompiled validators load their few helpers from
-    // node_modules anyway): 200 KB less to read at every start, ~3 ms (issue 15, session 21); iconv-lite is required at start (by raw-body) but
-    // loads a small part of its 500 KB there, and mime-db (by mime-types) is one JSON file, parsed as JSON instead
-    // of compiled as code. Measured (issue 15, bench/README.md): the bundle 2.4 -> 1.4 MB, idle RSS -2.7 MB.
+    // node_modules anyway); iconv-lite is required at start (by raw-body) but loads a small part of its 500 KB there,
+    // and mime-db (by mime-types) is one JSON file, parsed as JSON instead of compiled as code. Measured (issue 15,
+    // bench/README.md): the bundle 2.4 -> 1.2 MB, idle RSS -2.7 MB (axios, iconv-lite, mime-db), a start ~3 ms
+    // sooner (ajv).
     external: BUNDLE_EXTERNALS,
     // The launcher compiles the file's text as is: it must already be the CommonJS function (fast-start.ts).
     banner: { js: BUNDLE_WRAPPER.head },

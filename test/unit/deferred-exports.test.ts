@@ -97,10 +97,15 @@ describe('a patched package exports what the original does', () => {
     expect((patched._extensionConflicts as unknown[]).length).toBeGreaterThan(0);
     expect(isDeferred(patched, 'types')).toBe(false);
     expect(isDeferred(patched, 'extensions')).toBe(false);
-    const again = loadPatched('mime-types/index.js') as typeof patched;
-    again.types = { custom: 'application/x-custom' };
+    // Replaced before the maps are built, a map stays replaced once they are, as if replaced after loading.
+    const again = loadPatched('mime-types/index.js') as typeof patched & { extension(type: string): string | false };
+    const custom = { custom: 'application/x-custom' };
+    again.types = custom;
     expect(again.lookup('custom')).toBe('application/x-custom');
+    expect(again.extension('text/html')).toBe('html');
+    expect(again.types).toBe(custom);
     expect(again.lookup('html')).toBe(false);
+    expect(isDeferred(again, '_extensionConflicts')).toBe(false);
   });
 
   it('express exports the same parsers and serve-static, loaded on first read', () => {
