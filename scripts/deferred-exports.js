@@ -10,6 +10,7 @@
 // differs (another version) is bundled as it is, and the build says so. test/unit/deferred-exports.test.ts loads each
 // patched file beside the original and compares what they export.
 'use strict';
+const fs = require('node:fs');
 
 /** Defines `name` on `target` as a getter that calls `load` once and then becomes a plain property. */
 const LAZY_HELPER = `function deferExport (target, name, load) {
@@ -122,11 +123,12 @@ function applyDeferral(deferral, source) {
 
 /** The esbuild plugin; `warn` hears of each package left as it is. */
 function deferredExportsPlugin(warn) {
-  const fs = require('node:fs');
+  const packages = [...new Set(DEFERRED.map((deferral) => deferral.file.split('/')[0]))];
+  const filter = new RegExp(`[\\\\/]node_modules[\\\\/](${packages.join('|')})[\\\\/]`);
   return {
     name: 'deferred-exports',
     setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/](mime-types|express|body-parser)[\\/]/ }, (args) => {
+      build.onLoad({ filter }, (args) => {
         const deferral = deferralFor(args.path);
         if (!deferral) return undefined;
         const contents = applyDeferral(deferral, fs.readFileSync(args.path, 'utf8'));
