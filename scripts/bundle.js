@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Last step of `npm run build`: the Bank in one file, and V8's code cache for it (src/wire/fast-start.ts).
-//  1. esbuild bundles dist/bank/server.js and what it requires into dist/bank/server.bundle.js (better-sqlite3 stays
-//     outside: a native module). Only whitespace and comments are minified (see below).
+//  1. esbuild bundles dist/bank/server.js and what it requires into dist/bank/server.bundle.js (better-sqlite3's
+//     native addon stays outside, loaded by path). Only whitespace and comments are minified (see below).
 //  2. A warm-up run starts the Bank from that bundle on a throwaway data dir (fresh, so the dev PKI's code is
 //     compiled too), waits for /readyz, stops it; on exit it writes dist/bank/server.bundle.cache.
 // Either step failing removes what it made, so the Bank starts module by module as before, and says so; the build
@@ -12,9 +12,11 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
+const { isAscii } = require('node:buffer');
 
 // The file names and the cache writer's variable are the launcher's own (just compiled by tsc).
 const { BUNDLE_WRAPPER, bundleFiles, WRITE_CODE_CACHE_ENV } = require('../dist/wire/fast-start');
+const { sqliteAddonPath } = require('../dist/wire/sqlite');
 const { bankArgs } = require('./start-flags');
 const { deferredExportsPlugin } = require('./deferred-exports');
 
@@ -23,7 +25,11 @@ const program = path.join(root, 'dist', 'bank', 'server.js');
 const { bundle, cache, inputs } = bundleFiles(program);
 const WARM_UP_TIMEOUT_MS = 60_000;
 /** Packages the bundle leaves out: `require` finds them in node_modules, beside dist/ (the Docker image too). */
-const BUNDLE_EXTERNALS = ['better-sqlite3', 'axios', 'iconv-lite', 'mime-db', 'ajv', 'ajv-formats'];
+const BUNDLE_EXTERNALS = ['axios', 'iconv-lite', 'mime-db', 'ajv', 'ajv-formats', 'bindings'];
+// better-sqlite3's JavaScript is bundled when the store opens its native addon by path (wire/sqlite.ts): from
+// node_modules it was compiled without the code cache at every start (~2 ms). `bindings`, its way of finding the
+// addon otherwise, stays outside: it looks for the package beside the file that calls it, not beside a bundle.
+if (sqliteAddonPath() === null) BUNDLE_EXTERNALS.push('better-sqlite3');
 
 function warn(message) {
   process.stderr.write(`bundle: ${message}; the Bank will start from dist/'s modules instead (slower, same behaviour)\n`);
@@ -40,7 +46,7 @@ async function bundleProgram() {
     bundle: true,
     platform: 'node',
     target: 'node20',
-    // better-sqlite3 is native. The others load from node_modules when required, which costs a start less than
+    // These load from node_modules when required, which costs a start less than
     // carrying them in the bundle, whose whole text is read at every start and kept: axios (and form-data with it) is
     // required only by a call that needs it, never at start, and so are ajv's compiler and ajv-formats (a control-plane
     // body schema is compiled on its first use; the build's precompiled validators load their few helpers from
@@ -120,8 +126,12 @@ async function main() {
     warn(`no bundle (${error.message.split('\n')[0]})`);
     return;
   }
-  if (/[^\x00-\x7f]/.test(fs.readFileSync(bundle, 'latin1'))) {
-    process.stderr.write('bundle: the bundle has non-ASCII characters, so V8 keeps it as UTF-16 (about 8 MB more RSS)\n');
+  if (!isAscii(fs.readFileSync(bundle))) {
+    // The launcher reads the bundle as latin1, without decoding (fast-start.ts); V8 would also keep a non-ASCII
+    // text as UTF-16 (about 8 MB more RSS).
+    for (const file of [bundle, inputs]) fs.rmSync(file, { force: true });
+    warn('the bundle has non-ASCII characters (from a comment esbuild kept?), so it is removed');
+    return;
   }
   const { code, output } = await warmUp();
   if (code !== 0 || !fs.existsSync(cache)) {

@@ -38,12 +38,26 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 /** The page cache's ceiling in KiB: SQLite's own default, where better-sqlite3's build sets 16,000 (see openDatabase). */
 export const PAGE_CACHE_KIB = 2_000;
 
+/**
+ * better-sqlite3's native addon, by its path. Without it the package finds the addon through `bindings`, which reads
+ * a stack trace to find the package and tries a dozen paths (~2 ms of a start), and cannot find it at all from the
+ * build's bundle, which carries the package's JavaScript (scripts/bundle.js). Null when the addon is not where an
+ * install or a build from source puts it: the package's own search then, and the bundle leaves the package out.
+ */
+export function sqliteAddonPath(): string | null {
+  try {
+    return require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  } catch {
+    return null;
+  }
+}
+
 export function openDatabase(dataDir: string, migrations: readonly Migration[]): Db {
   ensureDataDir(dataDir);
   const file = databasePath(dataDir);
   let db: Db | null = null;
   try {
-    db = new Database(file);
+    db = new Database(file, { nativeBinding: sqliteAddonPath() ?? undefined });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -1,12 +1,14 @@
 // The built Bank (dist/bank/main.js) starts from the build's bundle with V8's code cache (wire/fast-start.ts), and
 // behaves the same as when its modules load one by one (FAST_START=off): a signed create and its status poll, the
 // files it reads beside its code (schemas, the dashboard's assets, package.json), and its graceful stop.
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { demo, isoNow, newNonce, ROOT, sampleOrder, signedCreateHeaders, signRequest, tempDir } from '../helpers/bank';
 import { wireRequest } from '../helpers/https-request';
+import { sqliteAddonPath } from '../../src/wire/sqlite';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -93,8 +95,18 @@ describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => 
   it('finds every package it requires by name beside it, in node_modules', () => {
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     const packages = requiredByName.filter((name) => !builtins.has(name));
-    expect(packages).toEqual(expect.arrayContaining(['ajv', 'ajv-formats', 'axios', 'better-sqlite3', 'iconv-lite', 'mime-db']));
+    expect(packages).toEqual(expect.arrayContaining(['ajv', 'ajv-formats', 'axios', 'bindings', 'iconv-lite', 'mime-db']));
     for (const name of packages) expect(() => createRequire(bundle).resolve(name)).not.toThrow();
+  });
+
+  it("carries better-sqlite3's JavaScript, and the store opens its native addon by path (wire/sqlite.ts)", () => {
+    expect(requiredByName).not.toContain('better-sqlite3');
+    expect(source).toContain('"node_modules/better-sqlite3/lib/database.js"');
+    expect(sqliteAddonPath()).toBe(path.join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+  });
+
+  it('is ASCII, which the launcher reads without decoding (wire/fast-start.ts)', () => {
+    expect(isAscii(fs.readFileSync(bundle))).toBe(true);
   });
 
   it("defers the start-up work of mime-types, express and body-parser's exports to first use (scripts/deferred-exports.js)", () => {
