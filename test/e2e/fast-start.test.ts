@@ -8,7 +8,6 @@ import path from 'node:path';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { demo, isoNow, newNonce, ROOT, sampleOrder, signedCreateHeaders, signRequest, tempDir } from '../helpers/bank';
 import { wireRequest } from '../helpers/https-request';
-import { sqliteAddonPath } from '../../src/wire/sqlite';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -99,10 +98,9 @@ describe('the bundle and the packages it leaves out (scripts/bundle.js)', () => 
     for (const name of packages) expect(() => createRequire(bundle).resolve(name)).not.toThrow();
   });
 
-  it("carries better-sqlite3's JavaScript, and the store opens its native addon by path (wire/sqlite.ts)", () => {
+  it("carries better-sqlite3's JavaScript (the store opens its native addon by path: test/unit/sqlite-open.test.ts)", () => {
     expect(requiredByName).not.toContain('better-sqlite3');
     expect(source).toContain('"node_modules/better-sqlite3/lib/database.js"');
-    expect(sqliteAddonPath()).toBe(path.join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
   });
 
   it('is ASCII, which the launcher reads without decoding (wire/fast-start.ts)', () => {
