@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { type Launch, launchOf } from './fast-start';
 
 export type Db = Database.Database;
 
@@ -53,24 +52,12 @@ export function sqliteAddonPath(): string | null {
   }
 }
 
-/**
- * What better-sqlite3 is told about its addon: the path, or nothing for its own search. From the bundle that search
- * cannot work, so an addon moved since the build is a StoreError saying what to do, not `bindings`' list of paths.
- */
-export function nativeBindingFor(addonPath: string | null, from: Launch['from']): string | undefined {
-  if (addonPath !== null) return addonPath;
-  if (from === 'bundle') {
-    throw new StoreError("better-sqlite3's native addon is no longer at node_modules/better-sqlite3/build/Release, where the build found it: run `npm run build` again, or start with FAST_START=off");
-  }
-  return undefined;
-}
-
 export function openDatabase(dataDir: string, migrations: readonly Migration[]): Db {
   ensureDataDir(dataDir);
   const file = databasePath(dataDir);
   let db: Db | null = null;
   try {
-    db = new Database(file, { nativeBinding: nativeBindingFor(sqliteAddonPath(), launchOf().from) });
+    db = new Database(file, { nativeBinding: sqliteAddonPath() ?? undefined });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nativeBindingFor, openDatabase, PAGE_CACHE_KIB, sqliteAddonPath, StoreError, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
+import { openDatabase, PAGE_CACHE_KIB, sqliteAddonPath, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
 
 /** SQLite's temporary files this process holds open (they are unlinked at once: /var/tmp/etilqs_… (deleted)). */
 function temporaryFiles(): string[] {
@@ -117,12 +117,5 @@ describe('openDatabase', () => {
 describe("better-sqlite3's native addon", () => {
   it('is opened by its path, where npm ci builds or installs it', () => {
     expect(sqliteAddonPath()).toMatch(/node_modules\/better-sqlite3\/build\/Release\/better_sqlite3\.node$/);
-    expect(nativeBindingFor('/x/better_sqlite3.node', 'bundle')).toBe('/x/better_sqlite3.node');
-  });
-
-  it("is left to the package's own search when the modules run, and refused with a remedy from the bundle", () => {
-    expect(nativeBindingFor(null, 'modules')).toBeUndefined();
-    expect(() => nativeBindingFor(null, 'bundle')).toThrow(StoreError);
-    expect(() => nativeBindingFor(null, 'bundle')).toThrow(/npm run build.*FAST_START=off/);
   });
 });
