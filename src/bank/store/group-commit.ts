@@ -8,6 +8,7 @@
 //
 // Everything else keeps its meaning without knowing about groups: any write outside a unit (a statement run, a
 // transaction, exec, pragma, close) first commits the open group, then runs as it always did.
+import { WalPresync } from '../../wire/sqlite';
 import type { Db } from './db';
 
 type Work<T> = () => T;
@@ -27,15 +28,25 @@ export class GroupCommit {
   /** A transaction function: called inside the group's transaction it is a savepoint. */
   private readonly savepoint: <T>(work: Work<T>) => T;
   private readonly commitSoon = (): void => this.flush();
+  private readonly presync: WalPresync;
 
   constructor(private readonly db: Db) {
     this.begin = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
     this.savepoint = db.transaction(<T>(work: Work<T>): T => work()) as <T>(work: Work<T>) => T;
+    this.presync = new WalPresync(db);
     interceptWrites(db, () => {
-      if (this.open && !this.insideUnit) this.flush();
+      if (this.insideUnit) return;
+      if (this.open) this.flush();
+      else this.presync.kick();
     });
+    const close = db.close.bind(db);
+    db.close = () => {
+      close();
+      this.presync.close();
+      return db;
+    };
     groups.set(db, this);
   }
 
@@ -79,6 +90,7 @@ export class GroupCommit {
     this.settle = null;
     try {
       this.commit.run();
+      this.presync.kick();
       settle();
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();

@@ -1,0 +1,136 @@
+// wire/sqlite.ts WalPresync: the WAL synced in the background while the store writes, so that a checkpoint does
+// not wait for the whole WAL to reach the disk (issue 15). At most one sync at a time, one every WAL_PRESYNC_MS,
+// its file let go with the store; and the group commit kicks it after each commit.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GroupCommit } from '../../src/bank/store/group-commit';
+import { Db, openDatabase, WAL_PRESYNC_MS, WalPresync } from '../../src/wire/sqlite';
+
+const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
+
+/** The files under `dir` this process holds open (Linux lists them under /proc, as on CI's machine). */
+function openFilesUnder(dir: string): string[] {
+  return fs
+    .readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(dir));
+}
+
+const itWithProc = fs.existsSync('/proc/self/fd') ? it : it.skip;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('WalPresync', () => {
+  let dir: string;
+  let syncs: jest.SpyInstance;
+  /** Resolves each sync's completion in the order they were started. */
+  let finished: Array<() => void>;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-presync-'));
+    finished = [];
+    const realSync = fs.fdatasync;
+    syncs = jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+      finished.push(() => realSync(fd, done));
+    }) as typeof fs.fdatasync);
+  });
+  afterEach(() => {
+    syncs.mockRestore();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const settleAll = async () => {
+    while (finished.length) finished.shift()?.();
+    await sleep(20);
+  };
+
+  it('syncs the WAL file, one sync at a time and at most one every WAL_PRESYNC_MS', async () => {
+    const db = openDatabase(dir, MIGRATIONS);
+    const presync = new WalPresync(db);
+    try {
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(1);
+      const fd = syncs.mock.calls[0][0] as number;
+      expect(fs.readlinkSync(`/proc/self/fd/${fd}`)).toBe(path.join(fs.realpathSync(dir), 'sandbox-bank.sqlite-wal'));
+      await sleep(WAL_PRESYNC_MS + 10);
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(1); // the first one has not ended
+      await settleAll();
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(2);
+      await settleAll();
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(2); // ended, but started less than WAL_PRESYNC_MS ago
+    } finally {
+      presync.close();
+      db.close();
+    }
+  });
+
+  itWithProc('lets its file go on close, once a sync under way has ended, and syncs no more', async () => {
+    const real = fs.realpathSync(dir);
+    const db = openDatabase(dir, MIGRATIONS);
+    db.close();
+    expect(openFilesUnder(real)).toEqual([]);
+    // A WAL file as a store leaves it while open; the presync holds it alone here.
+    fs.writeFileSync(path.join(dir, 'sandbox-bank.sqlite-wal'), '');
+    const presync = new WalPresync({ memory: false, name: path.join(dir, 'sandbox-bank.sqlite') } as unknown as Db);
+    presync.kick();
+    expect(openFilesUnder(real)).toHaveLength(1);
+    presync.close();
+    expect(openFilesUnder(real)).toHaveLength(1); // its sync is still under way
+    await settleAll();
+    expect(openFilesUnder(real)).toEqual([]);
+    await sleep(WAL_PRESYNC_MS + 10);
+    presync.kick();
+    expect(syncs).toHaveBeenCalledTimes(1);
+  });
+
+  it('does nothing for a store in memory', () => {
+    const db = openDatabase(':memory:', MIGRATIONS);
+    const presync = new WalPresync(db);
+    presync.kick();
+    presync.close();
+    db.close();
+    expect(syncs).not.toHaveBeenCalled();
+  });
+
+  it('stops after a failed sync', async () => {
+    const db = openDatabase(dir, MIGRATIONS);
+    const presync = new WalPresync(db);
+    try {
+      syncs.mockImplementation(((_fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+        finished.push(() => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+      }) as typeof fs.fdatasync);
+      presync.kick();
+      await settleAll();
+      await sleep(WAL_PRESYNC_MS + 10);
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(1);
+    } finally {
+      presync.close();
+      db.close();
+    }
+  });
+
+  itWithProc('is kicked by the group commit after its commit, and closed with the store', async () => {
+    const real = fs.realpathSync(dir);
+    const db = openDatabase(dir, MIGRATIONS);
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    group.run(() => insert.run('a'));
+    expect(syncs).not.toHaveBeenCalled(); // the group is open: nothing is committed yet
+    await group.committed();
+    expect(syncs).toHaveBeenCalledTimes(1);
+    expect(db.prepare('SELECT COUNT(*) FROM t').pluck().get()).toBe(1);
+    await settleAll();
+    db.close();
+    expect(openFilesUnder(real)).toEqual([]);
+  });
+});
