@@ -4,24 +4,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { itWithProc, openFiles } from '../helpers/open-files';
 import { openDatabase, PAGE_CACHE_KIB, sqliteAddonPath, WAL_AUTOCHECKPOINT_PAGES } from '../../src/wire/sqlite';
 
 /** SQLite's temporary files this process holds open (they are unlinked at once: /var/tmp/etilqs_… (deleted)). */
-function temporaryFiles(): string[] {
-  return fs
-    .readdirSync('/proc/self/fd')
-    .map((fd) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })
-    .filter((target) => target.includes('etilqs_'));
-}
-
-/** Open files are listed under /proc on Linux (CI's machine); elsewhere the check that needs them is skipped. */
-const itWithProc = fs.existsSync('/proc/self/fd') ? it : it.skip;
+const temporaryFiles = (): string[] => openFiles().filter((target) => target.includes('etilqs_'));
 
 const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
 

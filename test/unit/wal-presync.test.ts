@@ -4,26 +4,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { itWithProc, openFiles } from '../helpers/open-files';
 import { GroupCommit } from '../../src/bank/store/group-commit';
 import { Db, openDatabase, WAL_PRESYNC_MS, WalPresync } from '../../src/wire/sqlite';
 
 const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }];
 
-/** The files under `dir` this process holds open (Linux lists them under /proc, as on CI's machine). */
-function openFilesUnder(dir: string): string[] {
-  return fs
-    .readdirSync('/proc/self/fd')
-    .map((fd) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })
-    .filter((target) => target.startsWith(dir));
-}
-
-const itWithProc = fs.existsSync('/proc/self/fd') ? it : it.skip;
+/** The files under `dir` this process holds open. */
+const openFilesUnder = (dir: string): string[] => openFiles().filter((target) => target.startsWith(dir));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('WalPresync', () => {
@@ -50,7 +38,7 @@ describe('WalPresync', () => {
     await sleep(20);
   };
 
-  it('syncs the WAL file, one sync at a time and at most one every WAL_PRESYNC_MS', async () => {
+  itWithProc('syncs the WAL file, one sync at a time and at most one every WAL_PRESYNC_MS', async () => {
     const db = openDatabase(dir, MIGRATIONS);
     const presync = new WalPresync(db);
     try {
