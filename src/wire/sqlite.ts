@@ -43,9 +43,10 @@ export const WAL_PRESYNC_MS = 200;
  * every WAL_PRESYNC_MS, by `kick()` (the writer calls it after its commits). Why: with `synchronous = NORMAL` a
  * commit does not sync, so the checkpoint that SQLite runs inside a commit every WAL_AUTOCHECKPOINT_PAGES pages
  * first syncs the whole WAL (~40 MB) and the event loop waits for the disk, ~36 ms each time. Synced in the
- * background, the checkpoint finds only the last WAL_PRESYNC_MS or so unsynced. Every 200 ms rather than 50: the same
- * wait, half the extra CPU (~1 % of a request, in the thread pool; bench/README.md, session 23). It changes nothing SQLite
- * orders or promises: a sync only makes pages durable sooner. No file (`:memory:`), or a failed sync: no presync.
+ * background, the checkpoint finds only the last WAL_PRESYNC_MS or so unsynced. Every 200 ms rather than 50: the
+ * same wait, half the extra CPU (~1 % of a request, in the thread pool; bench/README.md, session 23). It changes
+ * nothing SQLite orders or promises: a sync only makes pages durable sooner. No file (`:memory:`), or a failed
+ * sync: no presync.
  */
 export class WalPresync {
   private fd: number | null;
