@@ -12,30 +12,35 @@ const MIGRATIONS = [{ version: 1, name: 'one table', sql: 'CREATE TABLE t (id IN
 
 /** The files under `dir` this process holds open. */
 const openFilesUnder = (dir: string): string[] => openFiles().filter((target) => target.startsWith(dir));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('WalPresync', () => {
   let dir: string;
   let syncs: jest.SpyInstance;
-  /** Resolves each sync's completion in the order they were started. */
-  let finished: Array<() => void>;
+  /** Each sync held back: calling it runs the real sync and resolves once its callback has run. */
+  let finished: Array<() => Promise<void>>;
+  /** The clock the presync reads (performance.now), moved by the tests: no test waits on real time. */
+  let now: number;
+  let clock: jest.SpyInstance;
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-presync-'));
     finished = [];
+    now = 1_000;
+    clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
     const realSync = fs.fdatasync;
     syncs = jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
-      finished.push(() => realSync(fd, done));
+      finished.push(() => new Promise((resolve) => realSync(fd, (error) => resolve(done(error)))));
     }) as typeof fs.fdatasync);
   });
   afterEach(() => {
     syncs.mockRestore();
+    clock.mockRestore();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Lets every sync held back run, and waits until each has called back (however slow the disk). */
   const settleAll = async () => {
-    while (finished.length) finished.shift()?.();
-    await sleep(20);
+    while (finished.length) await finished.shift()?.();
   };
 
   itWithProc('syncs the WAL file, one sync at a time and at most one every WAL_PRESYNC_MS', async () => {
@@ -46,15 +51,20 @@ describe('WalPresync', () => {
       expect(syncs).toHaveBeenCalledTimes(1);
       const fd = syncs.mock.calls[0][0] as number;
       expect(fs.readlinkSync(`/proc/self/fd/${fd}`)).toBe(path.join(fs.realpathSync(dir), 'sandbox-bank.sqlite-wal'));
-      await sleep(WAL_PRESYNC_MS + 10);
+      now += WAL_PRESYNC_MS;
       presync.kick();
       expect(syncs).toHaveBeenCalledTimes(1); // the first one has not ended
       await settleAll();
       presync.kick();
       expect(syncs).toHaveBeenCalledTimes(2);
       await settleAll();
+      now += WAL_PRESYNC_MS - 1;
       presync.kick();
       expect(syncs).toHaveBeenCalledTimes(2); // ended, but started less than WAL_PRESYNC_MS ago
+      now += 1;
+      presync.kick();
+      expect(syncs).toHaveBeenCalledTimes(3);
+      await settleAll();
     } finally {
       presync.close();
       db.close();
@@ -75,7 +85,7 @@ describe('WalPresync', () => {
     expect(openFilesUnder(real)).toHaveLength(1); // its sync is still under way
     await settleAll();
     expect(openFilesUnder(real)).toEqual([]);
-    await sleep(WAL_PRESYNC_MS + 10);
+    now += WAL_PRESYNC_MS;
     presync.kick();
     expect(syncs).toHaveBeenCalledTimes(1);
   });
@@ -94,11 +104,11 @@ describe('WalPresync', () => {
     const presync = new WalPresync(db);
     try {
       syncs.mockImplementation(((_fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
-        finished.push(() => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+        finished.push(async () => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
       }) as typeof fs.fdatasync);
       presync.kick();
       await settleAll();
-      await sleep(WAL_PRESYNC_MS + 10);
+      now += WAL_PRESYNC_MS;
       presync.kick();
       expect(syncs).toHaveBeenCalledTimes(1);
     } finally {
