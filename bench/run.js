@@ -14,6 +14,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+const { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS } = require('./lib/goals');
 
 const ROOT = path.resolve(__dirname, '..');
 /** The Bank measured: this checkout's dist/, or BANK_ROOT's (another build, for a before/after comparison). */
@@ -45,17 +46,16 @@ function targets() {
 
 /** The yardsticks: the same signed requests, only the unavoidable work (bench/limit-server.js). */
 const LIMIT_SERVERS = [
-  { name: 'limit server (express 5, as the Bank)', kind: 'limit', framework: 'express' },
+  { name: LIMIT, kind: 'limit', framework: 'express' },
   { name: 'limit server (bare node:http)', kind: 'limit', framework: 'http' },
   // The yardstick of the runs before 2026-11-26: express as shipped, its per-request properties added after the
   // prototype swap (src/wire/stable-shapes.ts says why that is slow). Kept to compare with those runs.
   { name: 'limit server (express 5 as shipped, no stable shapes)', kind: 'limit', framework: 'express-as-shipped' },
   // Not a yardstick of the issue's: what the express limit server costs once it also writes the rows the specs
   // require (bench/lib/required-rows.js). The Bank over it is what the Bank's own JavaScript costs.
-  { name: 'required rows (the express limit server + the rows the specs require)', kind: 'limit', framework: 'express', store: 'required' },
+  { name: REQUIRED_ROWS, kind: 'limit', framework: 'express', store: 'required' },
 ];
-const REQUIRED_ROWS = LIMIT_SERVERS.findIndex((target) => target.store === 'required');
-const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';
+const REQUIRED = LIMIT_SERVERS.findIndex((target) => target.name === REQUIRED_ROWS);
 
 async function launch(target, port, dataDir, extraEnv = {}) {
   const startedAt = performance.now();
@@ -263,9 +263,9 @@ async function main() {
       });
       if (connections === 20) results.rssAfterLoad = { bank: rssOf.get(flowTargets[0]) ?? null, limit: rssOf.get(flowTargets[1]) ?? null, settleS: RSS_SETTLE_S };
       const limit = limits[0];
-      results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit), ratioToRequiredRows: ratio(bank, limits[REQUIRED_ROWS]) });
+      results.throughput.push({ name: BANK_CREATE, connections, ...bank, ratio: ratio(bank, limit), ratioToRequiredRows: ratio(bank, limits[REQUIRED]) });
       for (const [index, measured] of limits.entries()) results.throughput.push({ name: LIMIT_SERVERS[index].name, connections, ...measured, ratio: ratio(measured, limit) });
-      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}; limit server ${limit.rps}/s: ${ratio(bank, limit)}x; required rows ${limits[REQUIRED_ROWS].rps}/s: ${ratio(bank, limits[REQUIRED_ROWS])}x`);
+      console.log(`create c=${connections}: ${bank.rps}/s p50 ${bank.p50} ms p99 ${bank.p99} ms non-2xx ${bank.non2xx}; limit server ${limit.rps}/s: ${ratio(bank, limit)}x; required rows ${limits[REQUIRED].rps}/s: ${ratio(bank, limits[REQUIRED])}x`);
       for (const target of targets().filter((t) => t.stub)) {
         const measured = await stubThroughput(target, connections);
         results.throughput.push({ name: target.name, connections, ...measured, ratio: ratio(measured, limit) });
@@ -284,7 +284,7 @@ async function main() {
 
   if (ONLY.includes('status')) {
     const [bank, ...limits] = await statusThroughput(20);
-    results.status = { ...bank, ratio: ratio(bank, limits[0]), ratioToRequiredRows: ratio(bank, limits[REQUIRED_ROWS]), limits: limits.map((measured, index) => ({ name: LIMIT_SERVERS[index].name, ...measured, ratio: ratio(measured, limits[0]) })) };
+    results.status = { ...bank, ratio: ratio(bank, limits[0]), ratioToRequiredRows: ratio(bank, limits[REQUIRED]), limits: limits.map((measured, index) => ({ name: LIMIT_SERVERS[index].name, ...measured, ratio: ratio(measured, limits[0]) })) };
     printTable(`Reverse polling (signed GET status, Bearer, relaxed mode over HTTP), c=20, median of ${RUNS} interleaved runs`,
       ['server', 'req/s', 'x limit', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
       [['sandbox-bank (express 5): signed status', bank.rps, results.status.ratio.toFixed(2), bank.p50, bank.p99, bank.non2xx, bank.errors],
@@ -313,10 +313,20 @@ async function main() {
       [[results.soak.requests, results.soak.seconds.toFixed(0), results.soak.firstMb.toFixed(1), results.soak.lastMb.toFixed(1), results.soak.slopeMbPerMin.toFixed(2), results.soak.changePct.toFixed(1)]]);
   }
 
+  results.goals = goalsOf(results);
+  printGoals(results.goals);
+
   const file = freshResultsFile(`${results.date.slice(0, 10)}${QUICK ? '-quick' : ''}`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nwrote ${path.relative(ROOT, file)}`);
+}
+
+/** Issue 15's goals, as measured in this run (bench/lib/goals.js). */
+function printGoals(goals) {
+  if (goals.length === 0) return;
+  printTable("Issue 15's goals in this run (x: the ratio the goal sets; throughput decides, CPU side by side is steadier)", ['goal', 'line', 'measured', 'x', 'verdict'],
+    goals.map((g) => [g.goal, g.line, g.measured, g.ratio ?? '-', verdict(g)]));
 }
 
 const SIDE_BY_SIDE = { rounds: QUICK ? 1 : 3, requests: QUICK ? 5_000 : 10_000 };
@@ -350,7 +360,8 @@ function freshResultsFile(day) {
   return name(`-${Date.now()}`);
 }
 
-main().catch((error) => {
+module.exports = { printGoals };
+if (require.main === module) main().catch((error) => {
   console.error(error);
   process.exit(1);
 });

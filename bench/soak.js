@@ -31,7 +31,9 @@ async function soak(total) {
   let count = 0;
   const samples = [];
   const began = performance.now();
-  const sampler = setInterval(() => samples.push({ t: (performance.now() - began) / 1000, mb: treeRssMb(child.pid) }), 10_000);
+  // Each sample with the requests sent by then: the goal compares RSS from 100k requests on (bench/lib/goals.js).
+  const sample = () => samples.push({ t: (performance.now() - began) / 1000, requests: count, mb: treeRssMb(child.pid) });
+  const sampler = setInterval(sample, 10_000);
   const refresh = setInterval(async () => (token = await fetchToken(base)), 30 * 60_000);
   const result = await autocannon({
     url: base,
@@ -53,7 +55,7 @@ async function soak(total) {
   });
   clearInterval(sampler);
   clearInterval(refresh);
-  samples.push({ t: (performance.now() - began) / 1000, mb: treeRssMb(child.pid) });
+  sample();
   await stop(child);
   const steady = samples.slice(1);
   const firstMb = steady[0]?.mb ?? samples[0].mb;

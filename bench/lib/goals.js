@@ -1,0 +1,130 @@
+// Issue 15's goals read off one run's results (what bench/run.js writes to bench/results/): each goal with its
+// line, the figure measured, the ratio where the goal is one, and whether the run met it. `npm run bench` prints
+// them last; `node bench/goals.js <results.json>` prints them for any earlier run. The throughput ratios decide, as
+// the issue words them; the CPU ratios side by side (steadier on a shared machine) are shown beside them.
+'use strict';
+
+// The names bench/run.js gives its rows: the results of earlier runs are read by them too.
+const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';
+const LIMIT = 'limit server (express 5, as the Bank)';
+const REQUIRED_ROWS = 'required rows (the express limit server + the rows the specs require)';
+
+/** The share of requests done at which the soak's RSS is first compared: the goal says from 100k to 1M. */
+const SOAK_FROM_SHARE = 0.1;
+
+const mb = (value) => `${value.toFixed(1)} MB`;
+const ms = (value) => `${value.toFixed(0)} ms`;
+const group = (value) => Math.round(value).toLocaleString('en-US');
+const times = (value) => `${value.toFixed(2)}x`;
+
+/** A row: `met` is true, false, or null when the run has no figure for it. */
+function goal(name, line, measured, ratio, met) {
+  return { goal: name, line, measured, ratio, met };
+}
+
+/** A side-by-side CPU ratio (A ÷ B read as throughput) from the `cpu` section, when it ran. */
+function cpuRatio(results, flow, a) {
+  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === a && r.b.startsWith('bank'));
+  return row ? 1 / row.medianRatio : null;
+}
+
+/** `0.62x (CPU 0.61x; the specs' rows alone 0.73x)`: throughput, then CPU side by side when the cpu section ran. */
+function ratioText(throughput, cpu, required) {
+  const cpuParts = [];
+  if (cpu !== null) cpuParts.push(`CPU ${times(cpu)}`);
+  if (required !== null) cpuParts.push(`the specs' rows alone ${times(required)}`);
+  return cpuParts.length === 0 ? times(throughput) : `${times(throughput)} (${cpuParts.join('; ')})`;
+}
+
+function createGoal(results) {
+  const rows = results.throughput ?? [];
+  const bank = rows.find((r) => r.name === BANK_CREATE && r.connections === 20);
+  const limit = rows.find((r) => r.name === LIMIT && r.connections === 20);
+  if (!bank || !limit) return null;
+  const cpu = cpuRatio(results, 'create', 'limit');
+  const required = requiredRowsRatio(results, 'create');
+  return goal('signed create, c=20, keep-alive', '>= 0.8x the limit server', `${group(bank.rps)}/s (limit server ${group(limit.rps)}/s)`,
+    ratioText(bank.ratio, cpu, required), bank.ratio >= 0.8);
+}
+
+function statusGoal(results) {
+  const status = results.status;
+  const limit = status?.limits?.find((r) => r.name === LIMIT);
+  if (!status || !limit) return null;
+  const cpu = cpuRatio(results, 'status', 'limit');
+  const required = requiredRowsRatio(results, 'status');
+  return goal('status (signed GET), c=20', ">= 0.8x the limit server's GET", `${group(status.rps)}/s (limit server ${group(limit.rps)}/s)`,
+    ratioText(status.ratio, cpu, required), status.ratio >= 0.8);
+}
+
+/** The required-rows server over the limit server, by CPU side by side: what the specs' rows leave of the goal. */
+function requiredRowsRatio(results, flow) {
+  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === 'limit' && r.b === 'required');
+  return row ? 1 / row.medianRatio : null;
+}
+
+function startupGoals(results) {
+  const startup = results.startup ?? [];
+  const fresh = startup.find((r) => r.name === 'sandbox-bank (fresh data dir)');
+  const existing = startup.find((r) => r.name === 'sandbox-bank (existing data dir)');
+  const hello = startup.find((r) => r.name === 'express hello-world');
+  const floor = hello ? ` (express hello-world ${ms(hello.startupMs)})` : '';
+  const rows = [];
+  if (fresh) rows.push(goal('start to first /readyz 200, fresh data dir', '<= 350 ms', `${ms(fresh.startupMs)}${floor}`, null, fresh.startupMs <= 350));
+  if (existing) rows.push(goal('start to first /readyz 200, existing data dir', '<= 250 ms', `${ms(existing.startupMs)}${floor}`, null, existing.startupMs <= 250));
+  if (fresh) rows.push(goal('idle RSS after start, fresh data dir', '<= 70 MB', mb(fresh.idleRssMb), null, fresh.idleRssMb <= 70));
+  return rows;
+}
+
+/**
+ * The issue asks for "idle RSS ... <= 80 MB after the bench's load": the figure once the load has ended and the
+ * Bank has idled (30 s). RSS right after the last answer, with the heap still sized for the load, is reported too.
+ */
+function memoryGoals(results) {
+  const rss = results.rssAfterLoad;
+  if (!rss?.bank) return [];
+  const limit = (figure) => (rss.limit ? ` (limit server ${mb(rss.limit[figure])})` : '');
+  return [
+    goal(`idle RSS after the bench's load (${rss.settleS} s after it)`, '<= 80 MB', `${mb(rss.bank.settled)}${limit('settled')}`, null, rss.bank.settled <= 80),
+    goal("RSS right after the bench's load, not idle yet", '<= 80 MB', `${mb(rss.bank.afterLoad)}${limit('afterLoad')}`, null, rss.bank.afterLoad <= 80),
+  ];
+}
+
+function outboundGoals(results) {
+  const rows = results.outbound ?? [];
+  const goals = [];
+  for (const [mode, name, line] of [['unit', 'unit callbacks over keep-alive mTLS', 3000], ['batch', 'batch pipeline over keep-alive mTLS', 20000]]) {
+    const bank = rows.find((r) => r.mode === mode && r.transport === 'mtls' && r.server === 'bank');
+    if (!bank) continue;
+    const limit = rows.find((r) => r.mode === mode && r.transport === 'mtls' && r.server === 'limit');
+    const context = limit ? ` (outbound limit ${group(limit.ordersPerS)}/s)` : '';
+    goals.push(goal(name, `>= ${group(line)}/s`, `${group(bank.ordersPerS)}/s${context}`, null, bank.ordersPerS >= line));
+  }
+  return goals;
+}
+
+/** RSS change over the soak from the first sample at 10 % of its requests (100k of 1M) to the last. */
+function soakChange(soak) {
+  const from = soak.samples?.find((sample) => sample.requests !== undefined && sample.requests >= soak.requests * SOAK_FROM_SHARE);
+  if (!from) return { fromText: 'first steady sample', changePct: soak.changePct };
+  const lastMb = soak.samples[soak.samples.length - 1].mb;
+  return { fromText: `${group(from.requests)} requests`, changePct: ((lastMb - from.mb) / from.mb) * 100 };
+}
+
+function soakGoal(results) {
+  const soak = results.soak;
+  if (!soak) return null;
+  const { fromText, changePct } = soakChange(soak);
+  const sign = changePct >= 0 ? '+' : '';
+  return goal(`soak RSS, journal on, ${fromText} to ${group(soak.requests)}`, 'within +-10 %', `${sign}${changePct.toFixed(1)} %`, null, Math.abs(changePct) <= 10);
+}
+
+/** Every goal the run has a figure for, in the issue's order. */
+function goalsOf(results) {
+  return [createGoal(results), statusGoal(results), ...startupGoals(results), ...memoryGoals(results), ...outboundGoals(results), soakGoal(results)]
+    .filter((row) => row !== null);
+}
+
+const verdict = (row) => (row.met ? 'met' : 'missed');
+
+module.exports = { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS };

@@ -1,0 +1,104 @@
+// bench/lib/goals.js reads issue 15's goals off one run's results: npm run bench prints them last, and
+// bench/goals.js prints them for an earlier run. Each goal's line is checked on both sides of it, a section the run
+// left out gives no row, and the soak compares RSS from the sample at 100k of 1M requests, as the goal says.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { goalsOf, BANK_CREATE, LIMIT, REQUIRED_ROWS } = require('../../bench/lib/goals');
+
+interface Goal { goal: string; line: string; measured: string; ratio: string | null; met: boolean }
+
+const run = promisify(execFile);
+const GOALS = path.resolve(__dirname, '../../bench/goals.js');
+
+function results(overrides: { createRatio?: number; statusRatio?: number; freshMs?: number; existingMs?: number; idleMb?: number; settledMb?: number; afterLoadMb?: number; unit?: number; batch?: number } = {}) {
+  const o = { createRatio: 0.8, statusRatio: 0.8, freshMs: 350, existingMs: 250, idleMb: 70, settledMb: 80, afterLoadMb: 80, unit: 3000, batch: 20000, ...overrides };
+  return {
+    startup: [
+      { name: 'sandbox-bank (fresh data dir)', startupMs: o.freshMs, idleRssMb: o.idleMb },
+      { name: 'sandbox-bank (existing data dir)', startupMs: o.existingMs, idleRssMb: 60 },
+      { name: 'express hello-world', startupMs: 240, idleRssMb: 56 },
+    ],
+    throughput: [
+      { name: BANK_CREATE, connections: 20, rps: 4000 * o.createRatio, ratio: o.createRatio },
+      { name: LIMIT, connections: 20, rps: 4000, ratio: 1 },
+      { name: REQUIRED_ROWS, connections: 20, rps: 3000, ratio: 0.75 },
+      { name: BANK_CREATE, connections: 100, rps: 100, ratio: 0.01 },
+    ],
+    status: { rps: 6000 * o.statusRatio, ratio: o.statusRatio, limits: [{ name: LIMIT, rps: 6000, ratio: 1 }] },
+    rssAfterLoad: { bank: { afterLoad: o.afterLoadMb, settled: o.settledMb }, limit: { afterLoad: 90, settled: 90 }, settleS: 30 },
+    cpuSideBySide: [
+      { flow: 'create', a: 'limit', b: 'bank', medianRatio: 1 / 0.6 },
+      { flow: 'create', a: 'limit', b: 'required', medianRatio: 1 / 0.7 },
+      { flow: 'status', a: 'limit', b: 'bank', medianRatio: 1 / 0.65 },
+    ],
+    outbound: [
+      { mode: 'unit', transport: 'http', server: 'bank', ordersPerS: 99999 },
+      { mode: 'unit', transport: 'mtls', server: 'limit', ordersPerS: 4000 },
+      { mode: 'unit', transport: 'mtls', server: 'bank', ordersPerS: o.unit },
+      { mode: 'batch', transport: 'mtls', server: 'bank', ordersPerS: o.batch },
+    ],
+    soak: null as unknown,
+  };
+}
+
+const byGoal = (goals: Goal[]) => Object.fromEntries(goals.map((g) => [g.goal, g]));
+
+describe("bench/lib/goals.js: issue 15's goals of a run", () => {
+  it('meets every goal exactly on its line, in the order of the issue', () => {
+    const goals: Goal[] = goalsOf(results());
+    expect(goals.map((g) => [g.goal, g.met])).toEqual([
+      ['signed create, c=20, keep-alive', true],
+      ['status (signed GET), c=20', true],
+      ['start to first /readyz 200, fresh data dir', true],
+      ['start to first /readyz 200, existing data dir', true],
+      ['idle RSS after start, fresh data dir', true],
+      ["idle RSS after the bench's load (30 s after it)", true],
+      ["RSS right after the bench's load, not idle yet", true],
+      ['unit callbacks over keep-alive mTLS', true],
+      ['batch pipeline over keep-alive mTLS', true],
+    ]);
+  });
+
+  it('misses each goal just past its line', () => {
+    const goals = byGoal(goalsOf(results({ createRatio: 0.79, statusRatio: 0.79, freshMs: 351, existingMs: 251, idleMb: 70.1, settledMb: 80.1, afterLoadMb: 80.1, unit: 2999, batch: 19999 })));
+    expect(Object.values(goals).filter((g) => g.met)).toEqual([]);
+    expect(Object.keys(goals)).toHaveLength(9);
+  });
+
+  it('decides create and status by throughput, and shows the CPU ratios side by side beside it', () => {
+    const goals = byGoal(goalsOf(results({ createRatio: 0.62 })));
+    const create = goals['signed create, c=20, keep-alive'];
+    expect(create).toMatchObject({ met: false, measured: '2,480/s (limit server 4,000/s)', ratio: "0.62x (CPU 0.60x; the specs' rows alone 0.70x)" });
+    expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x)');
+  });
+
+  it('gives no row for a section the run left out', () => {
+    const partial = { startup: results().startup, outbound: results().outbound };
+    expect(goalsOf(partial).map((g: Goal) => g.goal)).toEqual([
+      'start to first /readyz 200, fresh data dir',
+      'start to first /readyz 200, existing data dir',
+      'idle RSS after start, fresh data dir',
+      'unit callbacks over keep-alive mTLS',
+      'batch pipeline over keep-alive mTLS',
+    ]);
+    expect(goalsOf({})).toEqual([]);
+  });
+
+  it('compares the soak from the first sample at 100k of 1M requests, and from the first steady one in older runs', () => {
+    const samples = [{ t: 10, requests: 40_000, mb: 50 }, { t: 20, requests: 90_000, mb: 60 }, { t: 30, requests: 110_000, mb: 80 }, { t: 400, requests: 1_000_000, mb: 88.8 }];
+    const soak = { requests: 1_000_000, samples, changePct: 48 };
+    expect(goalsOf({ soak })).toEqual([{ goal: 'soak RSS, journal on, 110,000 requests to 1,000,000', line: 'within +-10 %', measured: '+11.0 %', ratio: null, met: false }]);
+    const older = { requests: 1_000_000, samples: samples.map(({ t, mb }) => ({ t, mb })), changePct: -9.96 };
+    expect(goalsOf({ soak: older })[0]).toMatchObject({ goal: 'soak RSS, journal on, first steady sample to 1,000,000', measured: '-10.0 %', met: true });
+  });
+
+  it('prints the goals of a committed run, and asks for a file without one', async () => {
+    const { stdout } = await run(process.execPath, [GOALS, path.resolve(__dirname, '../../bench/results/2026-11-28-d.json')]);
+    expect(stdout).toMatch(/^signed create, c=20, keep-alive +\| >= 0\.8x the limit server +\| 2,910\/s \(limit server 4,659\/s\) +\| 0\.62x \(CPU 0\.61x; the specs' rows alone 0\.73x\) \| missed/m);
+    expect(stdout).toMatch(/^start to first \/readyz 200, existing data dir +\| <= 250 ms +\| 232 ms \(express hello-world 240 ms\) +\| - +\| met/m);
+    await expect(run(process.execPath, [GOALS])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage: node bench/goals.js') });
+  });
+});
