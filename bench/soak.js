@@ -1,5 +1,6 @@
 // Soak: the Bank (child process) under mixed signed requests (creates and reverse polls, signed on the fly),
-// with its RSS sampled every 10 s. Reports the slope of RSS over time after the first sample.
+// with its RSS sampled every 10 s. Reports the slope of RSS over time after the first sample, and the change from
+// the sample at a tenth of the requests to the last.
 'use strict';
 const path = require('node:path');
 const autocannon = require('autocannon');
@@ -9,6 +10,8 @@ const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
 const ROOT = path.resolve(__dirname, '..');
 /** More than the creates that can be in flight at once (20 connections). */
 const IN_FLIGHT_MARGIN = 50;
+/** The share of the run from which RSS is compared: 100k of 1M requests. */
+const FROM_SHARE = 0.1;
 
 function slope(samples) {
   const n = samples.length;
@@ -17,6 +20,16 @@ function slope(samples) {
   const num = samples.reduce((sum, s) => sum + (s.t - meanT) * (s.mb - meanM), 0);
   const den = samples.reduce((sum, s) => sum + (s.t - meanT) ** 2, 0) || 1;
   return (num / den) * 60;
+}
+
+/**
+ * Issue 15 compares RSS from 100k to 1M requests: from the first sample at a tenth of the run to the last (from the
+ * first steady sample, the second, when the run is too short to have one before its end).
+ */
+function rssChange(samples, total) {
+  const last = samples[samples.length - 1];
+  const from = samples.slice(0, -1).find((sample) => sample.requests >= total * FROM_SHARE) ?? samples[1] ?? samples[0];
+  return { fromRequests: from.requests, firstMb: from.mb, lastMb: last.mb, changePct: ((last.mb - from.mb) / from.mb) * 100 };
 }
 
 async function soak(total) {
@@ -58,13 +71,11 @@ async function soak(total) {
   sample();
   await stop(child);
   const steady = samples.slice(1);
-  const firstMb = steady[0]?.mb ?? samples[0].mb;
-  const lastMb = samples[samples.length - 1].mb;
   return {
     requests: result.requests.total, seconds: result.duration, non2xx: result.non2xx, samples,
-    firstMb, lastMb, slopeMbPerMin: steady.length > 1 ? slope(steady) : 0, changePct: ((lastMb - firstMb) / firstMb) * 100,
+    ...rssChange(samples, total), slopeMbPerMin: steady.length > 1 ? slope(steady) : 0,
   };
 }
 
-module.exports = { soak };
+module.exports = { soak, rssChange };
 if (require.main === module) soak(Number(process.argv[2] ?? 1_000_000)).then((r) => console.log(JSON.stringify(r, null, 2)), (error) => { console.error(error); process.exit(1); });
