@@ -44,7 +44,7 @@ async function soak(total) {
   let count = 0;
   const samples = [];
   const began = performance.now();
-  // Each sample with the requests sent by then: the goal compares RSS from 100k requests on (bench/lib/goals.js).
+  // Each sample with the requests sent by then: the goal compares RSS from 100k requests on (rssChange).
   const sample = () => samples.push({ t: (performance.now() - began) / 1000, requests: count, mb: treeRssMb(child.pid) });
   const sampler = setInterval(sample, 10_000);
   const refresh = setInterval(async () => (token = await fetchToken(base)), 30 * 60_000);

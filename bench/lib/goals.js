@@ -14,14 +14,17 @@ const ms = (value) => `${value.toFixed(0)} ms`;
 const group = (value) => Math.round(value).toLocaleString('en-US');
 const times = (value) => `${value.toFixed(2)}x`;
 
-/** A row: `met` is true, false, or null when the run has no figure for it. */
+/** A row of the table: `ratio` null where the goal sets none; `met` true or false. */
 function goal(name, line, measured, ratio, met) {
   return { goal: name, line, measured, ratio, met };
 }
 
-/** A side-by-side CPU ratio (A ÷ B read as throughput) from the `cpu` section, when it ran. */
-function cpuRatio(results, flow, a) {
-  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === a && r.b.startsWith('bank'));
+/**
+ * B at x A by CPU side by side (A ÷ B, read as throughput) from the `cpu` section, null when it did not run: B the
+ * Bank (`bank`, or `bank:<dir>` for another build) over the limit server, or the required rows over it.
+ */
+function cpuRatio(results, flow, b) {
+  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === 'limit' && r.b.startsWith(b));
   return row ? 1 / row.medianRatio : null;
 }
 
@@ -38,8 +41,8 @@ function createGoal(results) {
   const bank = rows.find((r) => r.name === BANK_CREATE && r.connections === 20);
   const limit = rows.find((r) => r.name === LIMIT && r.connections === 20);
   if (!bank || !limit) return null;
-  const cpu = cpuRatio(results, 'create', 'limit');
-  const required = requiredRowsRatio(results, 'create');
+  const cpu = cpuRatio(results, 'create', 'bank');
+  const required = cpuRatio(results, 'create', 'required');
   return goal('signed create, c=20, keep-alive', '>= 0.8x the limit server', `${group(bank.rps)}/s (limit server ${group(limit.rps)}/s)`,
     ratioText(bank.ratio, cpu, required), bank.ratio >= 0.8);
 }
@@ -48,16 +51,10 @@ function statusGoal(results) {
   const status = results.status;
   const limit = status?.limits?.find((r) => r.name === LIMIT);
   if (!status || !limit) return null;
-  const cpu = cpuRatio(results, 'status', 'limit');
-  const required = requiredRowsRatio(results, 'status');
+  const cpu = cpuRatio(results, 'status', 'bank');
+  const required = cpuRatio(results, 'status', 'required');
   return goal('status (signed GET), c=20', ">= 0.8x the limit server's GET", `${group(status.rps)}/s (limit server ${group(limit.rps)}/s)`,
     ratioText(status.ratio, cpu, required), status.ratio >= 0.8);
-}
-
-/** The required-rows server over the limit server, by CPU side by side: what the specs' rows leave of the goal. */
-function requiredRowsRatio(results, flow) {
-  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === 'limit' && r.b === 'required');
-  return row ? 1 / row.medianRatio : null;
 }
 
 function startupGoals(results) {
