@@ -36,25 +36,25 @@ function ratioText(throughput, cpu, required) {
   return cpuParts.length === 0 ? times(throughput) : `${times(throughput)} (${cpuParts.join('; ')})`;
 }
 
+/** A goal of 0.8x the limit server for `flow`, decided by the Bank's throughput ratio `bank.ratio`. */
+function limitRatioGoal(results, flow, name, line, bank, limit) {
+  const measured = `${group(bank.rps)}/s (limit server ${group(limit.rps)}/s)`;
+  return goal(name, line, measured, ratioText(bank.ratio, cpuRatio(results, flow, 'bank'), cpuRatio(results, flow, 'required')), bank.ratio >= 0.8);
+}
+
 function createGoal(results) {
   const rows = results.throughput ?? [];
   const bank = rows.find((r) => r.name === BANK_CREATE && r.connections === 20);
   const limit = rows.find((r) => r.name === LIMIT && r.connections === 20);
   if (!bank || !limit) return null;
-  const cpu = cpuRatio(results, 'create', 'bank');
-  const required = cpuRatio(results, 'create', 'required');
-  return goal('signed create, c=20, keep-alive', '>= 0.8x the limit server', `${group(bank.rps)}/s (limit server ${group(limit.rps)}/s)`,
-    ratioText(bank.ratio, cpu, required), bank.ratio >= 0.8);
+  return limitRatioGoal(results, 'create', 'signed create, c=20, keep-alive', '>= 0.8x the limit server', bank, limit);
 }
 
 function statusGoal(results) {
   const status = results.status;
   const limit = status?.limits?.find((r) => r.name === LIMIT);
   if (!status || !limit) return null;
-  const cpu = cpuRatio(results, 'status', 'bank');
-  const required = cpuRatio(results, 'status', 'required');
-  return goal('status (signed GET), c=20', ">= 0.8x the limit server's GET", `${group(status.rps)}/s (limit server ${group(limit.rps)}/s)`,
-    ratioText(status.ratio, cpu, required), status.ratio >= 0.8);
+  return limitRatioGoal(results, 'status', 'status (signed GET), c=20', ">= 0.8x the limit server's GET", status, limit);
 }
 
 function startupGoals(results) {
