@@ -78,6 +78,17 @@ describe("bench/lib/goals.js: issue 15's goals of a run", () => {
     expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x)');
   });
 
+  it("shows the Bank with its journal off by CPU, and never takes it, listed first, for the Bank's own ratio", () => {
+    const run = results();
+    run.cpuSideBySide.unshift(
+      { flow: 'create', a: 'limit', b: 'bank:/tmp/other?JOURNAL=off', medianRatio: 1 / 0.78 },
+      { flow: 'status', a: 'limit', b: 'bank?FAST_START=off&JOURNAL=off', medianRatio: 1 / 0.85 },
+    );
+    const goals = byGoal(goalsOf(run));
+    expect(goals['signed create, c=20, keep-alive'].ratio).toBe("0.80x (CPU 0.60x; journal off 0.78x; the specs' rows alone 0.70x)");
+    expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x; journal off 0.85x)');
+  });
+
   it('gives no row for a section the run left out', () => {
     const partial = { startup: results().startup, outbound: results().outbound };
     expect(goalsOf(partial).map((g: Goal) => g.goal)).toEqual([
