@@ -104,8 +104,10 @@ function outboundGoals(results) {
     const bank = rows.find((r) => r.mode === mode && r.transport === 'mtls' && r.server === 'bank');
     if (!bank) continue;
     const limit = rows.find((r) => r.mode === mode && r.transport === 'mtls' && r.server === 'limit');
-    const context = limit ? ` (outbound limit ${group(limit.ordersPerS)}/s)` : '';
-    goals.push(goal(name, `>= ${group(line)}/s`, `${group(bank.ordersPerS)}/s${context}`, null, bank.ordersPerS >= line));
+    // The CPU an order beside the rate: it tells this machine's slow phases (both slower) from a slower Bank.
+    const rate = (run) => `${group(run.ordersPerS)}/s${run.cpuUsPerOrder == null ? '' : `, ${run.cpuUsPerOrder} µs CPU an order`}`;
+    const context = limit ? ` (outbound limit ${rate(limit)})` : '';
+    goals.push(goal(name, `>= ${group(line)}/s`, `${rate(bank)}${context}`, null, bank.ordersPerS >= line));
   }
   return goals;
 }

@@ -39,8 +39,8 @@ function results(overrides: { createRatio?: number; statusRatio?: number; freshM
     ],
     outbound: [
       { mode: 'unit', transport: 'http', server: 'bank', ordersPerS: 99999 },
-      { mode: 'unit', transport: 'mtls', server: 'limit', ordersPerS: 4000 },
-      { mode: 'unit', transport: 'mtls', server: 'bank', ordersPerS: o.unit },
+      { mode: 'unit', transport: 'mtls', server: 'limit', ordersPerS: 4000, cpuUsPerOrder: 150 },
+      { mode: 'unit', transport: 'mtls', server: 'bank', ordersPerS: o.unit, cpuUsPerOrder: 300 },
       { mode: 'batch', transport: 'mtls', server: 'bank', ordersPerS: o.batch },
     ],
     soak: null as unknown,
@@ -87,6 +87,12 @@ describe("bench/lib/goals.js: issue 15's goals of a run", () => {
     const goals = byGoal(goalsOf(run));
     expect(goals['signed create, c=20, keep-alive'].ratio).toBe("0.80x (CPU 0.60x; journal off 0.78x; the specs' rows alone 0.70x)");
     expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x; journal off 0.85x)');
+  });
+
+  it('shows the outbound CPU an order beside the rate, where the run measured it', () => {
+    const goals = byGoal(goalsOf(results()));
+    expect(goals['unit callbacks over keep-alive mTLS'].measured).toBe('3,000/s, 300 µs CPU an order (outbound limit 4,000/s, 150 µs CPU an order)');
+    expect(goals['batch pipeline over keep-alive mTLS'].measured).toBe('20,000/s');
   });
 
   it('gives no row for a section the run left out', () => {
