@@ -14,7 +14,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
-const { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS } = require('./lib/goals');
+const { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF } = require('./lib/goals');
 
 const ROOT = path.resolve(__dirname, '..');
 /** The Bank measured: this checkout's dist/, or BANK_ROOT's (another build, for a before/after comparison). */
@@ -342,7 +342,7 @@ async function cpuSideBySide() {
   const bank = BANK_ROOT === ROOT ? 'bank' : `bank:${BANK_ROOT}`;
   const rows = [];
   for (const flow of ['create', 'status']) {
-    for (const [a, b] of [['limit', bank], ['required', bank], ['limit', 'required'], ['limit', `${bank}?JOURNAL=off`]]) {
+    for (const [a, b] of [['limit', bank], ['required', bank], ['limit', 'required'], ['limit', `${bank}?${JOURNAL_OFF}`]]) {
       const measured = await sideBySide(flow, a, b, SIDE_BY_SIDE);
       rows.push({ flow, a, b, ...measured });
       console.log(`${flow}, side by side: ${b} ${measured.medianB.toFixed(1)} µs, ${a} ${measured.medianA.toFixed(1)} µs a request: ${b} at ${(1 / measured.medianRatio).toFixed(2)}x ${a} (rounds: ${measured.ratios.map((ratio) => (1 / ratio).toFixed(2)).join(' ')})`);
