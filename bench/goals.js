@@ -3,8 +3,7 @@
 // (npm run bench prints the same table at the end of each run and keeps it in the results as `goals`).
 'use strict';
 const fs = require('node:fs');
-const { goalsOf } = require('./lib/goals');
-const { printGoals } = require('./run');
+const { goalsOf, printGoals } = require('./lib/goals');
 
 const file = process.argv[2];
 if (!file) {

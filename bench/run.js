@@ -14,7 +14,8 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
-const { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF } = require('./lib/goals');
+const { goalsOf, printGoals, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF } = require('./lib/goals');
+const { printTable } = require('./lib/table');
 
 const ROOT = path.resolve(__dirname, '..');
 /** The Bank measured: this checkout's dist/, or BANK_ROOT's (another build, for a before/after comparison). */
@@ -211,16 +212,6 @@ async function statusThroughput(connections) {
 /** bank / limit, two decimals. */
 const ratio = (bank, limit) => Math.round((bank.rps / limit.rps) * 100) / 100;
 
-function row(cells, widths) {
-  return cells.map((cell, index) => String(cell).padEnd(widths[index])).join(' | ');
-}
-
-function printTable(title, header, rows) {
-  const widths = header.map((cell, index) => Math.max(String(cell).length, ...rows.map((r) => String(r[index]).length)));
-  console.log(`\n${title}\n${row(header, widths)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}`);
-  for (const r of rows) console.log(row(r, widths));
-}
-
 async function main() {
   const pinned = pinSelf();
   const machine = { cpus: CORES, model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, memoryGb: Math.round(os.totalmem() / 2 ** 30), pinned: pinned ? 'server on core 0, load generator on the last core' : 'not pinned (1 core)' };
@@ -322,13 +313,6 @@ async function main() {
   console.log(`\nwrote ${path.relative(ROOT, file)}`);
 }
 
-/** Issue 15's goals, as measured in this run (bench/lib/goals.js). */
-function printGoals(goals) {
-  if (goals.length === 0) return;
-  printTable("Issue 15's goals in this run (x: the ratio the goal sets; throughput decides, CPU side by side is steadier)", ['goal', 'line', 'measured', 'x', 'verdict'],
-    goals.map((g) => [g.goal, g.line, g.measured, g.ratio ?? '-', verdict(g)]));
-}
-
 const SIDE_BY_SIDE = { rounds: QUICK ? 1 : 3, requests: QUICK ? 5_000 : 10_000 };
 
 /**
@@ -362,8 +346,7 @@ function freshResultsFile(day) {
   return name(`-${Date.now()}`);
 }
 
-module.exports = { printGoals };
-if (require.main === module) main().catch((error) => {
+main().catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -3,6 +3,7 @@
 // them last; `node bench/goals.js <results.json>` prints them for any earlier run. The throughput ratios decide, as
 // the issue words them; the CPU ratios side by side (steadier on a shared machine) are shown beside them.
 'use strict';
+const { printTable } = require('./table');
 
 // The names bench/run.js gives its rows: the results of earlier runs are read by them too.
 const BANK_CREATE = 'sandbox-bank (express 5): signed, validated, stored create';
@@ -131,4 +132,11 @@ function goalsOf(results) {
 
 const verdict = (row) => (row.met ? 'met' : 'missed');
 
-module.exports = { goalsOf, verdict, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
+/** The goals as a table: last in every `npm run bench`, and `node bench/goals.js` for an earlier run. */
+function printGoals(goals) {
+  if (goals.length === 0) return;
+  printTable("Issue 15's goals in this run (x: the ratio the goal sets; throughput decides, CPU side by side is steadier)", ['goal', 'line', 'measured', 'x', 'verdict'],
+    goals.map((g) => [g.goal, g.line, g.measured, g.ratio ?? '-', verdict(g)]));
+}
+
+module.exports = { goalsOf, printGoals, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
