@@ -16,7 +16,8 @@
 //   LIMIT_FRAMEWORK=express (default; the Bank's framework, express 5, with stable shapes as the Bank) |
 //     express-as-shipped (express 5 without them: the yardstick before 2026-11-26) | http (bare node:http)
 //   LIMIT_STORE=one-insert (default: the one table above) | required (the rows the specs make a create and a poll
-//     write, through the Bank's own store and group commit: bench/lib/required-rows.js; needs `npm run build`)
+//     write, through the Bank's own store and group commit: bench/lib/required-rows.js; needs `npm run build`) |
+//     lean (the same rows in the leanest schema that still does their checks: bench/lib/lean-rows.js)
 //   PORT, DATA_DIR (the SQLite file goes there; default: a fresh temporary directory)
 'use strict';
 const crypto = require('node:crypto');
@@ -54,7 +55,11 @@ function openStore(dataDir) {
 
 const KEY = demoConnectorKey();
 const DATA_DIR = process.env.DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'bench-limit-'));
-const REQUIRED = process.env.LIMIT_STORE === 'required' ? require('./lib/required-rows').requiredRowsStore(DATA_DIR) : null;
+const STORES = {
+  required: () => require('./lib/required-rows').requiredRowsStore(DATA_DIR),
+  lean: () => require('./lib/lean-rows').leanRowsStore(DATA_DIR),
+};
+const REQUIRED = STORES[process.env.LIMIT_STORE]?.() ?? null;
 const store = REQUIRED ? null : openStore(DATA_DIR);
 
 // The two statements in functions of their own, so that a CPU profile (bench/profile.js, the cost summary of

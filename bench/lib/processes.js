@@ -133,6 +133,7 @@ const LIMIT_SERVERS = {
   limit: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'one-insert' },
   'limit-http': { LIMIT_FRAMEWORK: 'http', LIMIT_STORE: 'one-insert' },
   required: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'required' },
+  lean: { LIMIT_FRAMEWORK: 'express', LIMIT_STORE: 'lean' },
 };
 
 /** The built Bank in `root` as npm start runs it, with the bench's environment and `env`; `nodeFlags` (a profiler) too. */

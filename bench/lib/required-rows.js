@@ -131,4 +131,4 @@ function requiredRowsStore(dataDir) {
   };
 }
 
-module.exports = { requiredRowsStore };
+module.exports = { requiredRowsStore, journalEntry };

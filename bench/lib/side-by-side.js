@@ -11,13 +11,13 @@ const { firePool, signedRequests } = require('./signed-load');
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required`, with `?ENV=value&…`. */
+/** `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http`, `required` or `lean`, with `?ENV=value&…`. */
 function parseServer(spec) {
   const { name, env } = splitSpec(spec);
   const [kind, dir] = name.split(/:(.*)/s);
   if (kind === 'bank') return { spec, kind, root: path.resolve(dir || ROOT), env };
   if (LIMIT_SERVERS[kind]) return { spec, kind, env: { ...LIMIT_SERVERS[kind], ...env } };
-  throw new Error(`unknown server "${spec}": bank, bank:<dir>, limit, limit-http or required`);
+  throw new Error(`unknown server "${spec}": bank, bank:<dir>, limit, limit-http, required or lean`);
 }
 
 async function launch(server, flow) {

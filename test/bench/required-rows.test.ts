@@ -1,6 +1,7 @@
 // The bench's required-rows server (bench/limit-server.js with LIMIT_STORE=required) writes, through the Bank's
 // own store, the rows the specs make a create and a status poll write, and answers after they are committed. The
-// bench divides the Bank by it, so it must keep working when the store's repositories change.
+// bench divides the Bank by it, so it must keep working when the store's repositories change. LIMIT_STORE=lean
+// writes the same rows in the leanest schema (bench/lib/lean-rows.js), and LEAN_ADD puts parts of the Bank's back.
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +31,14 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-describe('the required-rows server of the bench', () => {
+const ALL_PARTS = 'journal-batch,journal-refs,journal-indexes,autoincrement,orders-rowid,idempotency-rowid,nonce-expiry,history-index';
+const SEPARATE_REFS = 'SELECT COUNT(*) FROM journal_refs WHERE reference = ?';
+
+describe.each([
+  ['required', {}, SEPARATE_REFS, []],
+  ['lean', {}, 'SELECT COUNT(*) FROM journal WHERE reference = ?', ['journal_refs', 'nonces_expiry', 'history_by_order', 'sqlite_sequence']],
+  ['lean', { LEAN_ADD: ALL_PARTS }, SEPARATE_REFS, []],
+])('the %s-rows server of the bench %j', (store, env, journalReferences, absentTables) => {
   let child: ChildProcess;
   let base: string;
   let dataDir: string;
@@ -40,7 +48,7 @@ describe('the required-rows server of the bench', () => {
     const port = await freePort();
     child = spawn(process.execPath, [path.join(ROOT, 'bench/limit-server.js')], {
       cwd: ROOT,
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LIMIT_STORE: 'required' },
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LIMIT_STORE: store, ...env },
       stdio: 'ignore',
     });
     base = `http://127.0.0.1:${port}`;
@@ -57,7 +65,7 @@ describe('the required-rows server of the bench', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
-  it('stores a create and its poll as the Bank does, and refuses a spent nonce', async () => {
+  it('stores a create and its poll, and refuses a spent nonce', async () => {
     const create: SignedRequest = signedCreate('token');
     const created = await send(create);
     expect(created).toMatchObject({ status: 200, body: { status: 'SUCCESS', reference: create.reference } });
@@ -77,7 +85,8 @@ describe('the required-rows server of the bench', () => {
       expect(count("SELECT COUNT(*) FROM events WHERE type = 'order.created'")).toBe(1);
       expect(count('SELECT COUNT(*) FROM nonces')).toBe(3);
       expect(count('SELECT COUNT(*) FROM journal')).toBe(3);
-      expect(count('SELECT COUNT(*) FROM journal_refs WHERE reference = ?', create.reference)).toBe(2);
+      expect(count(journalReferences, create.reference)).toBe(2);
+      for (const name of absentTables) expect(count('SELECT COUNT(*) FROM sqlite_master WHERE name = ?', name)).toBe(0);
     } finally {
       db.close();
     }
