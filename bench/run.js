@@ -316,17 +316,18 @@ async function main() {
 const SIDE_BY_SIDE = { rounds: QUICK ? 1 : 3, requests: QUICK ? 5_000 : 10_000 };
 
 /**
- * The Bank over the limit server, the Bank over the required rows, the required rows over the limit server, and the
+ * The Bank over the limit server, the Bank over the required rows, the required rows over the limit server, the
  * Bank with its journal off over the limit server (the journal is on by default; this is what it weighs against the
- * 0.8x goals), by CPU a request measured side by side, for create and status. A ÷ B reads like the throughput
- * ratios above.
+ * 0.8x goals), and the same rows in the leanest schema over the limit server (what storing them costs at the least,
+ * bench/lib/lean-rows.js), by CPU a request measured side by side, for create and status. A ÷ B reads like the
+ * throughput ratios above.
  */
 async function cpuSideBySide() {
   const { sideBySide } = require('./lib/side-by-side');
   const bank = BANK_ROOT === ROOT ? 'bank' : `bank:${BANK_ROOT}`;
   const rows = [];
   for (const flow of ['create', 'status']) {
-    for (const [a, b] of [['limit', bank], ['required', bank], ['limit', 'required'], ['limit', `${bank}?${JOURNAL_OFF}`]]) {
+    for (const [a, b] of [['limit', bank], ['required', bank], ['limit', 'required'], ['limit', `${bank}?${JOURNAL_OFF}`], ['limit', 'lean']]) {
       const measured = await sideBySide(flow, a, b, SIDE_BY_SIDE);
       rows.push({ flow, a, b, ...measured });
       console.log(`${flow}, side by side: ${b} ${measured.medianB.toFixed(1)} µs, ${a} ${measured.medianA.toFixed(1)} µs a request: ${b} at ${(1 / measured.medianRatio).toFixed(2)}x ${a} (rounds: ${measured.ratios.map((ratio) => (1 / ratio).toFixed(2)).join(' ')})`);

@@ -4,7 +4,7 @@
 // event, journal entry with its reference), of the same sizes, but
 //   - only the keys the checks look rows up by (a spent nonce, an idempotency key, a duplicate reference), each
 //     table one B-tree (WITHOUT ROWID when keyed, appended by rowid otherwise);
-//   - no secondary index (the Bank's serve expiry pruning, the order's timeline, the journal's filters, the
+//   - no secondary index (the Bank's serve the expiry pruning, the order's timeline, the journal's filters, the
 //     order's exchanges), no AUTOINCREMENT, no foreign key, no CHECK constraint;
 //   - the journal entry and its reference in one row, written in the request's own group commit;
 //   - nothing ever pruned.

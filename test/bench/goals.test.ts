@@ -89,6 +89,18 @@ describe("bench/lib/goals.js: issue 15's goals of a run", () => {
     expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x; journal off 0.85x)');
   });
 
+  it('shows the specs\' rows in the leanest schema beside the required rows, and never one with parts added back', () => {
+    const run = results();
+    run.cpuSideBySide.push(
+      { flow: 'create', a: 'limit', b: 'lean?LEAN_ADD=journal-refs', medianRatio: 1 / 0.84 },
+      { flow: 'create', a: 'limit', b: 'lean', medianRatio: 1 / 0.88 },
+      { flow: 'status', a: 'limit', b: 'lean', medianRatio: 1 / 0.82 },
+    );
+    const goals = byGoal(goalsOf(run));
+    expect(goals['signed create, c=20, keep-alive'].ratio).toBe("0.80x (CPU 0.60x; the specs' rows alone 0.70x, in the leanest schema 0.88x)");
+    expect(goals['status (signed GET), c=20'].ratio).toBe("0.80x (CPU 0.65x; the specs' rows in the leanest schema 0.82x)");
+  });
+
   it('shows the outbound CPU an order beside the rate, where the run measured it', () => {
     const goals = byGoal(goalsOf(results()));
     expect(goals['unit callbacks over keep-alive mTLS'].measured).toBe('3,000/s, 300 µs CPU an order (outbound limit 4,000/s, 150 µs CPU an order)');
