@@ -18,7 +18,7 @@
 // dist/. If this misses 0.8x of the limit server too, no schema for these rows can reach it on this SQLite.
 'use strict';
 const path = require('node:path');
-const { journalEntry } = require('./required-rows');
+const { signedFlows, createdEvent } = require('./required-rows');
 
 const DIST = path.resolve(__dirname, '../../dist');
 const { DEFAULTS } = require(path.join(DIST, 'bank/config'));
@@ -78,7 +78,7 @@ function leanStatements(db) {
     insertJournal: db.prepare(`INSERT INTO journal (at, direction, client_id, method, url, path, status, code, latency_ms,
       request_id, reference, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertRef: ADD.has('journal-refs') ? db.prepare('INSERT OR IGNORE INTO journal_refs (entry_id, client_id, reference) VALUES (?, ?, ?)') : null,
-    findOrder: db.prepare('SELECT reference, bank_reference, status, processed_at FROM orders WHERE client_id = ? AND reference = ?'),
+    findOrder: db.prepare('SELECT reference, bank_reference AS bankReference, status, processed_at AS processedAt FROM orders WHERE client_id = ? AND reference = ?'),
   };
 }
 
@@ -86,8 +86,8 @@ function leanStatements(db) {
 function batchedJournal(db, writeEntry) {
   let pending = [];
   let timer = null;
-  const writeBatch = db.transaction((rows) => {
-    for (const [entry, reference] of rows) writeEntry(entry, reference);
+  const writeBatch = db.transaction((entries) => {
+    for (const entry of entries) writeEntry(entry);
   });
   const flush = () => {
     timer = null;
@@ -95,8 +95,8 @@ function batchedJournal(db, writeEntry) {
     pending = [];
     writeBatch(rows);
   };
-  return (entry, reference) => {
-    pending.push([entry, reference]);
+  return (entry) => {
+    pending.push(entry);
     timer ??= setTimeout(flush, 5);
   };
 }
@@ -108,53 +108,29 @@ function leanRowsStore(dataDir) {
   const group = new GroupCommit(db);
   const sql = leanStatements(db);
 
-  const spendNonce = (clientId, nonce, now) => group.runStatement(() => sql.spendNonce.run(clientId, nonce, now + NONCE_WINDOW_MS, now).changes === 1);
-  const writeEntry = (entry, reference) => {
+  const writeEntry = (entry) => {
+    const reference = entry.references[0]?.reference ?? null;
     const id = sql.insertJournal.run(entry.at, entry.direction, entry.clientId, entry.method, entry.url, entry.path, entry.status,
       entry.code, entry.latencyMs, entry.requestId, sql.insertRef ? null : reference, entry.detail).lastInsertRowid;
     if (sql.insertRef && reference !== null) sql.insertRef.run(id, entry.clientId, reference);
   };
-  const journal = ADD.has('journal-batch') ? batchedJournal(db, writeEntry) : (entry, reference) => group.run(() => writeEntry(entry, reference));
-  const afterCommit = (send) => {
-    const committed = group.committed();
-    if (committed === null) return send();
-    committed.then(send, () => send(500));
-  };
 
-  return {
-    create(req, clientId, bodyText, digest, payment, bankReference, send) {
-      const now = Date.now();
-      const headers = req.headers;
-      if (!spendNonce(clientId, headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
-      const key = headers['x-idempotency-key'];
-      if (sql.findKey.get(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
-      const value = { status: 'SUCCESS', reference: payment.reference, bank_reference: bankReference, timestamp: new Date(now).toISOString() };
-      const answerText = JSON.stringify(value);
-      const stored = group.run(() => {
-        const inserted = sql.insertOrder.run(clientId, payment.reference, bankReference, 'SUCCESS', payment.initiated_at,
-          Date.parse(payment.initiated_at), payment.total_amount, payment.currency, bodyText, now, now).changes === 1;
-        if (!inserted) return false;
-        sql.insertHistory.run(clientId, payment.reference, 'SUCCESS', 'accepted via push (default: SUCCESS)', now);
-        sql.insertEvent.run(now, 'order.created', clientId, JSON.stringify({ client_id: clientId, reference: payment.reference, bank_reference: bankReference, status: 'SUCCESS', from: null, source: 'push' }));
-        sql.recordKey.run(clientId, key, digest, payment.reference, 200, Buffer.from(answerText), now, now + IDEMPOTENCY_RETENTION_MS);
-        return true;
-      });
-      if (!stored) return send(409, { code: 'duplicate_reference' });
-      journal(journalEntry(req, clientId, bodyText, 200, answerText, payment.reference, now), payment.reference);
-      afterCommit((failed) => send(failed ?? 200, failed ? { code: 'internal' } : value));
+  return signedFlows(group, {
+    spendNonce: (clientId, nonce, now) => group.runStatement(() => sql.spendNonce.run(clientId, nonce, now + NONCE_WINDOW_MS, now).changes === 1),
+    keyInUse: (clientId, key, now) => Boolean(sql.findKey.get(clientId, key, now)),
+    storeOrder({ clientId, bankReference, bodyText, digest, key, payment, answerText, now }) {
+      const { reference } = payment;
+      const inserted = sql.insertOrder.run(clientId, reference, bankReference, 'SUCCESS', payment.initiated_at,
+        Date.parse(payment.initiated_at), payment.total_amount, payment.currency, bodyText, now, now).changes === 1;
+      if (!inserted) return false;
+      sql.insertHistory.run(clientId, reference, 'SUCCESS', 'accepted via push (default: SUCCESS)', now);
+      sql.insertEvent.run(now, 'order.created', clientId, createdEvent(clientId, reference, bankReference));
+      sql.recordKey.run(clientId, key, digest, reference, 200, Buffer.from(answerText), now, now + IDEMPOTENCY_RETENTION_MS);
+      return true;
     },
-
-    status(req, clientId, reference, send) {
-      const now = Date.now();
-      if (!spendNonce(clientId, req.headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
-      const row = sql.findOrder.get(clientId, reference);
-      const [status, value] = row
-        ? [200, { reference: row.reference, bank_reference: row.bank_reference, status: row.status, processed_at: new Date(row.processed_at).toISOString() }]
-        : [404, { code: 'order_not_found' }];
-      journal(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now), row ? reference : null);
-      afterCommit((failed) => send(failed ?? status, failed ? { code: 'internal' } : value));
-    },
-  };
+    findPolled: (clientId, reference) => sql.findOrder.get(clientId, reference),
+    journal: ADD.has('journal-batch') ? batchedJournal(db, writeEntry) : (entry) => group.run(() => writeEntry(entry)),
+  });
 }
 
 module.exports = { leanRowsStore };

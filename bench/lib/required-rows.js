@@ -80,6 +80,39 @@ function requiredRowsStore(dataDir) {
   /** The profile's nonce check, as the Bank runs it: one statement in the open group; false when spent. */
   const spendNonce = (clientId, nonce, now) => group.runStatement(() => nonces.spend(clientId, nonce, now, now + NONCE_WINDOW_MS));
 
+  return signedFlows(group, {
+    spendNonce,
+    keyInUse: (clientId, key, now) => Boolean(idempotency.find(clientId, key, now)),
+    storeOrder({ clientId, bankReference, bodyText, digest, key, payment, answerText, now }) {
+      const change = { from: null, to: 'SUCCESS', reasonCode: null, reasonMessage: null, at: now };
+      const order = {
+        clientId, reference: payment.reference, bankReference, source: 'push', status: 'SUCCESS', reasonCode: null, reasonMessage: null,
+        scenario: 'SUCCESS', scenarioSource: 'default', responseMode: 'sync', callbacks: 'normal', pollsToThrottle: 0, pollAnswer: 'status',
+        settleAt: null, finalStatus: null, finalReasonCode: null, initiatedAt: payment.initiated_at, initiatedAtMs: Date.parse(payment.initiated_at),
+        totalAmount: payment.total_amount, currency: payment.currency, payload: bodyText, createdAt: now, processedAt: now,
+      };
+      if (!orders.insertIfNew(order, change, 'accepted via push (default: SUCCESS)')) return false;
+      events.insert(now, 'order.created', clientId, createdEvent(clientId, payment.reference, bankReference));
+      idempotency.record(clientId, key, digest, now, IDEMPOTENCY_RETENTION_MS, order.reference, 200, Buffer.from(answerText));
+      return true;
+    },
+    findPolled: (clientId, reference) => orders.findPolled(clientId, reference),
+    journal,
+  });
+}
+
+/** The order.created event's data, as the Bank writes it. */
+function createdEvent(clientId, reference, bankReference) {
+  return JSON.stringify({ client_id: clientId, reference, bank_reference: bankReference, status: 'SUCCESS', from: null, source: 'push' });
+}
+
+/**
+ * A signed create and a status poll over one store of rows, so that the required and the lean rows differ in their
+ * storing only. `rows`: spendNonce (false when spent), keyInUse, storeOrder (in the group's unit; false for a
+ * duplicate reference), findPolled ({reference, bankReference, status, processedAt} or undefined), and journal
+ * (takes an entry; null without a journal). Every answer waits for the commit of its rows, as the Bank's do.
+ */
+function signedFlows(group, rows) {
   /** Answers once the rows are committed (or 500 if the commit failed). */
   const afterCommit = (send) => {
     const committed = group.committed();
@@ -92,43 +125,29 @@ function requiredRowsStore(dataDir) {
     create(req, clientId, bodyText, digest, payment, bankReference, send) {
       const now = Date.now();
       const headers = req.headers;
-      if (!spendNonce(clientId, headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
+      if (!rows.spendNonce(clientId, headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
       const key = headers['x-idempotency-key'];
-      if (idempotency.find(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
+      if (rows.keyInUse(clientId, key, now)) return send(409, { code: 'idempotency_in_progress' });
       const value = { status: 'SUCCESS', reference: payment.reference, bank_reference: bankReference, timestamp: new Date(now).toISOString() };
       const answerText = JSON.stringify(value);
-      const change = { from: null, to: 'SUCCESS', reasonCode: null, reasonMessage: null, at: now };
-      const order = {
-        clientId, reference: payment.reference, bankReference, source: 'push', status: 'SUCCESS', reasonCode: null, reasonMessage: null,
-        scenario: 'SUCCESS', scenarioSource: 'default', responseMode: 'sync', callbacks: 'normal', pollsToThrottle: 0, pollAnswer: 'status',
-        settleAt: null, finalStatus: null, finalReasonCode: null, initiatedAt: payment.initiated_at, initiatedAtMs: Date.parse(payment.initiated_at),
-        totalAmount: payment.total_amount, currency: payment.currency, payload: bodyText, createdAt: now, processedAt: now,
-      };
-      try {
-        group.run(() => {
-          if (!orders.insertIfNew(order, change, 'accepted via push (default: SUCCESS)')) throw new Error('duplicate_reference');
-          events.insert(now, 'order.created', clientId, JSON.stringify({ client_id: clientId, reference: order.reference, bank_reference: bankReference, status: 'SUCCESS', from: null, source: 'push' }));
-          idempotency.record(clientId, key, digest, now, IDEMPOTENCY_RETENTION_MS, order.reference, 200, Buffer.from(answerText));
-        });
-      } catch {
-        return send(409, { code: 'duplicate_reference' });
-      }
-      journal?.(journalEntry(req, clientId, bodyText, 200, answerText, order.reference, now));
+      const order = { clientId, bankReference, bodyText, digest, key, payment, answerText, now };
+      if (!group.run(() => rows.storeOrder(order))) return send(409, { code: 'duplicate_reference' });
+      rows.journal?.(journalEntry(req, clientId, bodyText, 200, answerText, payment.reference, now));
       afterCommit((failed) => send(failed ?? 200, failed ? { code: 'internal' } : value));
     },
 
     /** Spends the nonce and reads the order's status; the poll's journal entry. */
     status(req, clientId, reference, send) {
       const now = Date.now();
-      if (!spendNonce(clientId, req.headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
-      const row = orders.findPolled(clientId, reference);
+      if (!rows.spendNonce(clientId, req.headers['x-nonce'], now)) return send(401, { code: 'nonce_replayed' });
+      const row = rows.findPolled(clientId, reference);
       const [status, value] = row
         ? [200, { reference: row.reference, bank_reference: row.bankReference, status: row.status, processed_at: new Date(row.processedAt).toISOString() }]
         : [404, { code: 'order_not_found' }];
-      journal?.(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now));
+      rows.journal?.(journalEntry(req, clientId, '', status, JSON.stringify(value), row ? reference : null, now));
       afterCommit((failed) => send(failed ?? status, failed ? { code: 'internal' } : value));
     },
   };
 }
 
-module.exports = { requiredRowsStore, journalEntry };
+module.exports = { requiredRowsStore, signedFlows, createdEvent };
