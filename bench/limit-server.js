@@ -59,8 +59,8 @@ const STORES = {
   required: () => require('./lib/required-rows').requiredRowsStore(DATA_DIR),
   lean: () => require('./lib/lean-rows').leanRowsStore(DATA_DIR),
 };
-const REQUIRED = STORES[process.env.LIMIT_STORE]?.() ?? null;
-const store = REQUIRED ? null : openStore(DATA_DIR);
+const ROWS = STORES[process.env.LIMIT_STORE]?.() ?? null;
+const store = ROWS ? null : openStore(DATA_DIR);
 
 // The two statements in functions of their own, so that a CPU profile (bench/profile.js, the cost summary of
 // profile-top.js) can tell the limit server's SQLite time from its JavaScript.
@@ -113,7 +113,7 @@ function create(req, res, target) {
     const reference = payment?.reference;
     const now = Date.now();
     const bankReference = `LIM${now.toString(16)}${crypto.randomBytes(8).toString('hex')}`;
-    if (REQUIRED) return REQUIRED.create(req, headers['x-client-id'], text, digest, payment, bankReference, (status, value) => answer(res, status, value));
+    if (ROWS) return ROWS.create(req, headers['x-client-id'], text, digest, payment, bankReference, (status, value) => answer(res, status, value));
     try {
       storeOrder(headers['x-client-id'], String(reference), bankReference, 'PENDING', digest, text, now);
     } catch {
@@ -126,7 +126,7 @@ function create(req, res, target) {
 function status(req, res, target, rawReference) {
   const headers = req.headers;
   if (verified('GET', target, headers, STATUS_HEADERS, '') === null) return answer(res, 401, { code: 'signature_invalid' });
-  if (REQUIRED) return REQUIRED.status(req, headers['x-client-id'], rawReference, (status, value) => answer(res, status, value));
+  if (ROWS) return ROWS.status(req, headers['x-client-id'], rawReference, (status, value) => answer(res, status, value));
   const row = findOrder(headers['x-client-id'], rawReference);
   if (!row) return answer(res, 404, { code: 'order_not_found' });
   answer(res, 200, { reference: row.reference, bank_reference: row.bank_reference, status: row.status, processed_at: new Date(row.created_at).toISOString() });

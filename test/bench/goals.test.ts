@@ -78,27 +78,32 @@ describe("bench/lib/goals.js: issue 15's goals of a run", () => {
     expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x)');
   });
 
-  it("shows the Bank with its journal off by CPU, and never takes it, listed first, for the Bank's own ratio", () => {
+  /** The create and status goals' ratio texts, with `rows` added to the cpu section (first or last). */
+  const ratiosWith = (rows: { flow: string; a: string; b: string; medianRatio: number }[], where: 'unshift' | 'push') => {
     const run = results();
-    run.cpuSideBySide.unshift(
+    run.cpuSideBySide[where](...rows);
+    const goals = byGoal(goalsOf(run));
+    return [goals['signed create, c=20, keep-alive'].ratio, goals['status (signed GET), c=20'].ratio];
+  };
+
+  it("shows the Bank with its journal off by CPU, and never takes it, listed first, for the Bank's own ratio", () => {
+    const rows = [
       { flow: 'create', a: 'limit', b: 'bank:/tmp/other?JOURNAL=off', medianRatio: 1 / 0.78 },
       { flow: 'status', a: 'limit', b: 'bank?FAST_START=off&JOURNAL=off', medianRatio: 1 / 0.85 },
-    );
-    const goals = byGoal(goalsOf(run));
-    expect(goals['signed create, c=20, keep-alive'].ratio).toBe("0.80x (CPU 0.60x; journal off 0.78x; the specs' rows alone 0.70x)");
-    expect(goals['status (signed GET), c=20'].ratio).toBe('0.80x (CPU 0.65x; journal off 0.85x)');
+    ];
+    expect(ratiosWith(rows, 'unshift')).toEqual(["0.80x (CPU 0.60x; journal off 0.78x; the specs' rows alone 0.70x)", '0.80x (CPU 0.65x; journal off 0.85x)']);
   });
 
-  it('shows the specs\' rows in the leanest schema beside the required rows, and never one with parts added back', () => {
-    const run = results();
-    run.cpuSideBySide.push(
+  it("shows the specs' rows in the leanest schema beside the required rows, and never one with parts added back", () => {
+    const rows = [
       { flow: 'create', a: 'limit', b: 'lean?LEAN_ADD=journal-refs', medianRatio: 1 / 0.84 },
       { flow: 'create', a: 'limit', b: 'lean', medianRatio: 1 / 0.88 },
       { flow: 'status', a: 'limit', b: 'lean', medianRatio: 1 / 0.82 },
-    );
-    const goals = byGoal(goalsOf(run));
-    expect(goals['signed create, c=20, keep-alive'].ratio).toBe("0.80x (CPU 0.60x; the specs' rows alone 0.70x, in the leanest schema 0.88x)");
-    expect(goals['status (signed GET), c=20'].ratio).toBe("0.80x (CPU 0.65x; the specs' rows in the leanest schema 0.82x)");
+    ];
+    expect(ratiosWith(rows, 'push')).toEqual([
+      "0.80x (CPU 0.60x; the specs' rows alone 0.70x, in the leanest schema 0.88x)",
+      "0.80x (CPU 0.65x; the specs' rows in the leanest schema 0.82x)",
+    ]);
   });
 
   it('shows the outbound CPU an order beside the rate, where the run measured it', () => {
