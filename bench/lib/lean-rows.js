@@ -4,8 +4,8 @@
 // event, journal entry with its reference), of the same sizes, but
 //   - only the keys the checks look rows up by (a spent nonce, an idempotency key, a duplicate reference), each
 //     table one B-tree (WITHOUT ROWID when keyed, appended by rowid otherwise);
-//   - no secondary index (the Bank's serve the expiry pruning, the order's timeline, the journal's filters, the
-//     order's exchanges), no AUTOINCREMENT, no foreign key, no CHECK constraint;
+//   - no secondary index (the Bank's indexes serve expiry pruning, the order's timeline, the journal's filters
+//     and the order's exchanges), no AUTOINCREMENT, no foreign key, no CHECK constraint;
 //   - the journal entry and its reference in one row, written in the request's own group commit;
 //   - nothing ever pruned.
 // LEAN_ADD=<part>,… adds back one part of the Bank's schema or writing at a time, to weigh it (bench/ab.js
@@ -27,19 +27,20 @@ const IDEMPOTENCY_RETENTION_MS = DEFAULTS.idempotencyRetentionS * 1000;
 
 const ADD = new Set((process.env.LEAN_ADD ?? '').split(',').filter(Boolean));
 
-function leanSchema(add) {
-  const autoincrement = add.has('autoincrement') ? ' AUTOINCREMENT' : '';
-  const keyed = (name) => (add.has(name) ? '' : ' WITHOUT ROWID');
+/** The schema: the lean tables, with the parts LEAN_ADD names put back. */
+function leanSchema() {
+  const autoincrement = ADD.has('autoincrement') ? ' AUTOINCREMENT' : '';
+  const keyed = (name) => (ADD.has(name) ? '' : ' WITHOUT ROWID');
   return `
   CREATE TABLE nonces (client_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL,
     PRIMARY KEY (client_id, nonce)) WITHOUT ROWID;
-  ${add.has('nonce-expiry') ? 'CREATE INDEX nonces_expiry ON nonces (expires_at);' : ''}
+  ${ADD.has('nonce-expiry') ? 'CREATE INDEX nonces_expiry ON nonces (expires_at);' : ''}
   CREATE TABLE idempotency_records (client_id TEXT NOT NULL, idem_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
     reference TEXT, status_code INTEGER NOT NULL, body BLOB NOT NULL, created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL, PRIMARY KEY (client_id, idem_key))${keyed('idempotency-rowid')};
-  ${add.has('idempotency-rowid') ? 'CREATE INDEX idempotency_expiry ON idempotency_records (expires_at);' : ''}
+  ${ADD.has('idempotency-rowid') ? 'CREATE INDEX idempotency_expiry ON idempotency_records (expires_at);' : ''}
   CREATE TABLE orders (client_id TEXT NOT NULL, reference TEXT NOT NULL,
-    bank_reference TEXT NOT NULL${add.has('orders-rowid') ? ' UNIQUE' : ''},
+    bank_reference TEXT NOT NULL${ADD.has('orders-rowid') ? ' UNIQUE' : ''},
     source TEXT NOT NULL, status TEXT NOT NULL, reason_code TEXT, reason_message TEXT, scenario TEXT NOT NULL,
     scenario_source TEXT NOT NULL, response_mode TEXT NOT NULL, callbacks TEXT NOT NULL, settle_at INTEGER,
     final_status TEXT, final_reason_code TEXT, initiated_at TEXT NOT NULL, initiated_at_ms INTEGER NOT NULL,
@@ -47,14 +48,14 @@ function leanSchema(add) {
     processed_at INTEGER NOT NULL, PRIMARY KEY (client_id, reference))${keyed('orders-rowid')};
   CREATE TABLE order_status_history (id INTEGER PRIMARY KEY${autoincrement}, client_id TEXT NOT NULL, reference TEXT NOT NULL,
     from_status TEXT, to_status TEXT NOT NULL, reason_code TEXT, cause TEXT NOT NULL, at INTEGER NOT NULL
-    ${add.has('history-index') ? ', FOREIGN KEY (client_id, reference) REFERENCES orders (client_id, reference)' : ''});
-  ${add.has('history-index') ? 'CREATE INDEX history_by_order ON order_status_history (client_id, reference, id);' : ''}
+    ${ADD.has('history-index') ? ', FOREIGN KEY (client_id, reference) REFERENCES orders (client_id, reference)' : ''});
+  ${ADD.has('history-index') ? 'CREATE INDEX history_by_order ON order_status_history (client_id, reference, id);' : ''}
   CREATE TABLE events (id INTEGER PRIMARY KEY${autoincrement}, at INTEGER NOT NULL, type TEXT NOT NULL, client_id TEXT, data TEXT NOT NULL);
   CREATE TABLE journal (id INTEGER PRIMARY KEY${autoincrement}, at INTEGER NOT NULL, direction TEXT NOT NULL, client_id TEXT,
     method TEXT NOT NULL, url TEXT NOT NULL, path TEXT NOT NULL, status INTEGER, code TEXT, latency_ms INTEGER,
     request_id TEXT, reference TEXT, detail TEXT NOT NULL);
-  ${add.has('journal-indexes') ? 'CREATE INDEX journal_at ON journal (at); CREATE INDEX journal_by_client ON journal (client_id, id);' : ''}
-  ${add.has('journal-refs') ? `CREATE TABLE journal_refs (entry_id INTEGER NOT NULL, client_id TEXT NOT NULL, reference TEXT NOT NULL,
+  ${ADD.has('journal-indexes') ? 'CREATE INDEX journal_at ON journal (at); CREATE INDEX journal_by_client ON journal (client_id, id);' : ''}
+  ${ADD.has('journal-refs') ? `CREATE TABLE journal_refs (entry_id INTEGER NOT NULL, client_id TEXT NOT NULL, reference TEXT NOT NULL,
     PRIMARY KEY (entry_id, reference)) WITHOUT ROWID;
     CREATE INDEX journal_refs_by_order ON journal_refs (reference, client_id, entry_id);` : ''}
 `;
@@ -104,7 +105,7 @@ function batchedJournal(db, writeEntry) {
 function leanRowsStore(dataDir) {
   const { openDatabase } = require(path.join(DIST, 'wire/sqlite'));
   const { GroupCommit } = require(path.join(DIST, 'bank/store/group-commit'));
-  const db = openDatabase(dataDir, [{ version: 1, name: 'lean rows', sql: leanSchema(ADD) }]);
+  const db = openDatabase(dataDir, [{ version: 1, name: 'lean rows', sql: leanSchema() }]);
   const group = new GroupCommit(db);
   const sql = leanStatements(db);
 
