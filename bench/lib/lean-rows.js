@@ -10,8 +10,9 @@
 //   - nothing ever pruned.
 // LEAN_ADD=<part>,… adds back one part of the Bank's schema or writing at a time, to weigh it (bench/ab.js
 // `lean` against `lean?LEAN_ADD=…`): journal-batch (the journal in transactions of its own, every 5 ms, as the
-// Bank writes it), journal-refs (the references in a table of their own, indexed by order), journal-indexes
-// (journal_at, journal_by_client), autoincrement, orders-rowid (a rowid table, its key and the unique bank
+// Bank writes it), journal-reference-index (the entry's one reference indexed by order in its row, as the Bank
+// keeps it since migration 11), journal-refs (the references in a table of their own, indexed by order: the Bank's
+// design before migration 11), journal-indexes (journal_at, journal_by_client), autoincrement, orders-rowid (a rowid table, its key and the unique bank
 // reference as indexes), idempotency-rowid (likewise, and the expiry index), nonce-expiry, history-index (by
 // order, and the foreign key to the order).
 // The Bank's pragmas (WAL, synchronous=NORMAL, its page cache and checkpoint bound) and its group commit, from
@@ -55,6 +56,7 @@ function leanSchema() {
     method TEXT NOT NULL, url TEXT NOT NULL, path TEXT NOT NULL, status INTEGER, code TEXT, latency_ms INTEGER,
     request_id TEXT, reference TEXT, detail TEXT NOT NULL);
   ${ADD.has('journal-indexes') ? 'CREATE INDEX journal_at ON journal (at); CREATE INDEX journal_by_client ON journal (client_id, id);' : ''}
+  ${ADD.has('journal-reference-index') ? 'CREATE INDEX journal_by_reference ON journal (reference, client_id) WHERE reference IS NOT NULL;' : ''}
   ${ADD.has('journal-refs') ? `CREATE TABLE journal_refs (entry_id INTEGER NOT NULL, client_id TEXT NOT NULL, reference TEXT NOT NULL,
     PRIMARY KEY (entry_id, reference)) WITHOUT ROWID;
     CREATE INDEX journal_refs_by_order ON journal_refs (reference, client_id, entry_id);` : ''}

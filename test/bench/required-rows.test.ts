@@ -31,13 +31,15 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-const ALL_PARTS = 'journal-batch,journal-refs,journal-indexes,autoincrement,orders-rowid,idempotency-rowid,nonce-expiry,history-index';
+const ALL_PARTS = 'journal-batch,journal-reference-index,journal-indexes,autoincrement,orders-rowid,idempotency-rowid,nonce-expiry,history-index';
+const IN_ROW = 'SELECT COUNT(*) FROM journal WHERE reference = ?';
 const SEPARATE_REFS = 'SELECT COUNT(*) FROM journal_refs WHERE reference = ?';
 
 describe.each([
-  ['required', {}, SEPARATE_REFS, []],
-  ['lean', {}, 'SELECT COUNT(*) FROM journal WHERE reference = ?', ['journal_refs', 'nonces_expiry', 'history_by_order', 'sqlite_sequence']],
-  ['lean', { LEAN_ADD: ALL_PARTS }, SEPARATE_REFS, []],
+  ['required', {}, IN_ROW, []],
+  ['lean', {}, IN_ROW, ['journal_refs', 'journal_by_reference', 'nonces_expiry', 'history_by_order', 'sqlite_sequence']],
+  ['lean', { LEAN_ADD: ALL_PARTS }, IN_ROW, ['journal_refs']],
+  ['lean', { LEAN_ADD: 'journal-refs' }, SEPARATE_REFS, ['journal_by_reference']],
 ])('the %s-rows server of the bench %j', (store, env, journalReferences, absentTables) => {
   let child: ChildProcess;
   let base: string;

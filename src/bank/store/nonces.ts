@@ -7,10 +7,11 @@ export class NonceRepository {
   private readonly pruneStmt;
 
   constructor(db: Db) {
+    // Positional parameters (named ones cost ~1 µs more a spend, issue 15); excluded.first_seen_at is now.
     this.spendStmt = db.prepare(
-      `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) VALUES (@clientId, @nonce, @expiresAt, @nowMs)
+      `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (client_id, nonce) DO UPDATE SET expires_at = excluded.expires_at, first_seen_at = excluded.first_seen_at
-       WHERE nonces.expires_at <= @nowMs`,
+       WHERE nonces.expires_at <= excluded.first_seen_at`,
     );
     this.firstSeenStmt = db.prepare('SELECT first_seen_at FROM nonces WHERE client_id = ? AND nonce = ?').pluck();
     this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at <= ?');
@@ -18,7 +19,7 @@ export class NonceRepository {
 
   /** Records the nonce; false when it was already spent and has not expired. */
   spend(clientId: string, nonce: string, nowMs: number, expiresAt: number): boolean {
-    return this.spendStmt.run({ clientId, nonce, nowMs, expiresAt }).changes === 1;
+    return this.spendStmt.run(clientId, nonce, expiresAt, nowMs).changes === 1;
   }
 
   /** When a spent nonce was first seen (null for one spent before that was recorded). */
