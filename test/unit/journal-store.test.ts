@@ -134,3 +134,19 @@ describe('journal store: order references', () => {
     expect(steps).not.toMatch(/SCAN/);
   });
 });
+
+describe('journal store: ids are never given twice', () => {
+  const store = freshStore((db) => new JournalRepository(db));
+
+  it('goes on from the largest id ever given after a clear, a prune of every entry, and a reopen', () => {
+    const repo = store.repo();
+    expect(repo.lastId()).toBe(0);
+    repo.insertMany([entry(1, 1_000), entry(2, 2_000), entry(3, 3_000)]);
+    expect(repo.clear()).toBe(3);
+    expect(repo.lastId()).toBe(3);
+    repo.insertMany([entry(4, 4_000), entry(5, 5_000)], 5);
+    expect(repo.lastId()).toBe(5);
+    expect(repo.deleteUpTo(9)).toBe(0);
+    expect(new JournalRepository(store.db()).lastId()).toBe(5);
+  });
+});
