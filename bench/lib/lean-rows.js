@@ -12,9 +12,9 @@
 // `lean` against `lean?LEAN_ADD=…`): journal-batch (the journal in transactions of its own, every 5 ms, as the
 // Bank writes it), journal-reference-index (the entry's one reference indexed by order in its row, as the Bank
 // keeps it since migration 11), journal-refs (the references in a table of their own, indexed by order: the Bank's
-// design before migration 11), journal-indexes (journal_at, journal_by_client), autoincrement, orders-rowid (a rowid table, its key and the unique bank
-// reference as indexes), idempotency-rowid (likewise, and the expiry index), nonce-expiry, history-index (by
-// order, and the foreign key to the order).
+// design before migration 11), journal-indexes (journal_at, journal_by_client), autoincrement, orders-rowid (a
+// rowid table, its key and the unique bank reference as indexes), idempotency-rowid (likewise, and the expiry
+// index), nonce-expiry, history-index (by order, and the foreign key to the order).
 // The Bank's pragmas (WAL, synchronous=NORMAL, its page cache and checkpoint bound) and its group commit, from
 // dist/. If this misses 0.8x of the limit server too, no schema for these rows can reach it on this SQLite.
 'use strict';
