@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // npm run bench:peers: installs the tools users would pick instead of this sandbox into bench/peers/
 // (git-ignored, kept out of the main dependencies): WireMock (its npm package bundles the jar; needs Java 17),
-// Prism 5.14 (5.15+ needs Node 24)
-// Prism and json-server.
+// Prism 5.14 (5.15+ needs Node 24) and json-server.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
