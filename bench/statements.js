@@ -3,7 +3,7 @@
 // `npm run bench`, autocannon with pre-signed requests), every better-sqlite3 statement timed by a preload
 // (lib/statement-timer.js), then each statement's calls and µs per call and per request, largest first.
 //   node bench/statements.js [create|status] [--requests=30000] [--connections=20] [--top=20]
-// The timer's own cost (~0.3 µs a statement) is in the figures; compare runs with each other, not with profiles.
+// The timer's own cost (~0.4 µs a statement, measured on `SELECT ?`) is in the figures: compare runs with each other.
 // BANK_ROOT times another build of the Bank (its dist/), for a before/after comparison.
 'use strict';
 const fs = require('node:fs');

@@ -1,6 +1,6 @@
 // A --require preload for the Bank (bench/statements.js): times every better-sqlite3 statement it runs and, when
-// the process exits, writes one line per SQL text (calls, total µs) as JSON to STATEMENT_TIMES_FILE. It patches the
-// native Statement class, which the bundle and the modules share, so it sees every statement of every connection.
+// the process exits, writes a JSON array of { sql, calls, us } to STATEMENT_TIMES_FILE, largest first. It patches
+// the native Statement class, which the bundle and the modules share, so it sees every statement of every connection.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -39,5 +39,3 @@ if (process.env.STATEMENT_TIMES_FILE) {
   install();
   process.on('exit', () => fs.writeFileSync(process.env.STATEMENT_TIMES_FILE, JSON.stringify(report())));
 }
-
-module.exports = { install, report };
