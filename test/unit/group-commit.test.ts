@@ -181,6 +181,76 @@ describe('group commit', () => {
     }
   });
 
+  describe('a unit that refuses only before it changes a row (no savepoint)', () => {
+    const insertOrIgnore = () => store.db.prepare('INSERT INTO items (name) VALUES (?) ON CONFLICT (name) DO NOTHING');
+
+    it('joins the group and commits with it', async () => {
+      store.group.run(() => insert.run('with-a-savepoint'));
+      expect(store.group.runRefusingBeforeChanges(() => insert.run('without').changes)).toBe(1);
+      expect(committedNames(store.reader)).toEqual([]);
+      await store.group.committed();
+      expect(committedNames(store.reader)).toEqual(['with-a-savepoint', 'without']);
+    });
+
+    it('a refusal before any change leaves the group and its other units as they were', async () => {
+      store.group.runRefusingBeforeChanges(() => insert.run('taken'));
+      const ignore = insertOrIgnore();
+      // As a create whose reference is taken: the statement runs, changes nothing, then the unit refuses.
+      expect(() => store.group.runRefusingBeforeChanges(() => {
+        if (ignore.run('taken').changes === 0) throw new Error('duplicate');
+      })).toThrow('duplicate');
+      // A failing statement is undone by SQLite alone.
+      expect(() => store.group.runRefusingBeforeChanges(() => insert.run('taken'))).toThrow(/UNIQUE/);
+      expect(store.group.isOpen).toBe(true);
+      store.group.runRefusingBeforeChanges(() => insert.run('after'));
+      await store.group.committed();
+      expect(committedNames(store.reader)).toEqual(['after', 'taken']);
+    });
+
+    it('a throw after a change rolls the whole group back and fails its waiters with an error of their own', async () => {
+      store.group.runRefusingBeforeChanges(() => insert.run('a-neighbour'));
+      const waiting = store.group.committed();
+      const refusal = new Error('the unit’s own refusal');
+      expect(() => store.group.runRefusingBeforeChanges(() => {
+        insert.run('half-done');
+        throw refusal;
+      })).toThrow(refusal);
+      expect(store.group.isOpen).toBe(false);
+      expect(store.db.inTransaction).toBe(false);
+      const failure = await (waiting as Promise<void>).then(() => null, (error: Error) => error);
+      expect(failure).not.toBe(refusal);
+      expect(failure?.message).toMatch(/rolled back/);
+      expect((failure as Error & { cause?: unknown }).cause).toBe(refusal);
+      expect(store.db.prepare('SELECT COUNT(*) FROM items').pluck().get()).toBe(0);
+      // The next group works, and the first group's own setImmediate does not commit it early or twice.
+      store.group.runRefusingBeforeChanges(() => insert.run('next'));
+      await store.group.committed();
+      expect(committedNames(store.reader)).toEqual(['next']);
+    });
+
+    it('counts a write through a transaction or exec inside it as a change', () => {
+      store.group.runRefusingBeforeChanges(() => insert.run('first'));
+      expect(() => store.group.runRefusingBeforeChanges(() => {
+        store.db.exec("INSERT INTO items (name) VALUES ('by-exec')");
+        throw new Error('after exec');
+      })).toThrow('after exec');
+      expect(store.group.isOpen).toBe(false);
+      expect(store.db.prepare('SELECT COUNT(*) FROM items').pluck().get()).toBe(0);
+    });
+
+    it('inside a caller’s own transaction it joins it, and the caller undoes it', () => {
+      expect(() => store.db.transaction(() => {
+        insert.run('outer');
+        store.group.runRefusingBeforeChanges(() => {
+          insert.run('inner');
+          throw new Error('refused');
+        });
+      })()).toThrow('refused');
+      expect(store.group.isOpen).toBe(false);
+      expect(committedNames(store.reader)).toEqual([]);
+    });
+  });
+
   it('closing the database commits the open group first', () => {
     store.group.run(() => insert.run('before-close'));
     const file = store.db.name;

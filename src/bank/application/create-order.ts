@@ -90,7 +90,8 @@ export class CreateOrder {
       await sleep(this.settings.createLatencyMs);
     }
     try {
-      return this.writes.run(() => {
+      // Every refusal below comes before a row changes (acceptNew stores nothing for a taken reference).
+      return this.writes.runRefusingBeforeChanges(() => {
         const outcome = this.book.acceptNew(clientId, order, 'push', decision);
         if (!outcome.accepted) throw duplicateReference(order);
         const answer = answerOf(outcome);

@@ -1,7 +1,7 @@
 // Group commit. The writes of the signed requests that arrive in one turn of the event loop share one SQLite
-// transaction, committed once on setImmediate; each request's writes run in a savepoint of their own (a unit), so a
-// refused request undoes only its own, and its answer waits until the commit (`committed()`): nothing is answered
-// before it is stored. Why: a commit writes every page the transaction touched to the WAL, and a create touches
+// transaction, committed once on setImmediate; each request's writes are a unit of it, and a refused request undoes
+// only its own (a savepoint, or for work that refuses only before it changes a row, nothing to undo). Its answer
+// waits until the commit (`committed()`): nothing is answered before it is stored. Why: a commit writes every page the transaction touched to the WAL, and a create touches
 // about a dozen (order, history, idempotency record, event, nonce, their indexes); consecutive creates touch the
 // same right-edge pages, so one commit for a group writes far fewer pages than one commit each (issue 15: about
 // 150 µs of SQLite per create alone, about 80 µs in a group of ten; bench/README.md).
@@ -20,6 +20,8 @@ export class GroupCommit {
   private open = false;
   /** True while a unit's work runs: its writes belong to the group. */
   private insideUnit = false;
+  /** True once the running unit has changed a row. */
+  private unitChanged = false;
   private pending: Promise<void> | null = null;
   private settle: ((error?: unknown) => void) | null = null;
   private readonly begin: { run(): unknown };
@@ -36,10 +38,15 @@ export class GroupCommit {
     this.rollback = db.prepare('ROLLBACK');
     this.savepoint = db.transaction(<T>(work: Work<T>): T => work()) as <T>(work: Work<T>) => T;
     this.presync = new WalPresync(db);
-    interceptWrites(db, () => {
-      if (this.insideUnit) return;
-      if (this.open) this.flush();
-      else this.presync.kick();
+    interceptWrites(db, {
+      before: () => {
+        if (this.insideUnit) return;
+        if (this.open) this.flush();
+        else this.presync.kick();
+      },
+      changed: () => {
+        if (this.insideUnit) this.unitChanged = true;
+      },
     });
     const close = db.close.bind(db);
     db.close = () => {
@@ -76,6 +83,25 @@ export class GroupCommit {
     return this.unit(statement, (work) => work());
   }
 
+  /**
+   * As run, without a savepoint, for work whose refusals all come before it changes a row (a create: an order
+   * reference already taken inserts nothing, then refuses). A throw before any change leaves the group as it was.
+   * A throw after one (a failing disk, a bug) rolls the whole group back and fails its waiters with 500, as a failed
+   * commit does: this unit's changes can no longer be told from the others'. Why: a savepoint makes SQLite copy
+   * every page the unit changes into its sub-journal, ~4 % of a create's CPU (bench/README.md, session 28).
+   */
+  runRefusingBeforeChanges<T>(work: Work<T>): T {
+    return this.unit(work, <U>(inner: Work<U>): U => {
+      this.unitChanged = false;
+      try {
+        return inner();
+      } catch (error) {
+        if (this.unitChanged && this.open) this.abandon(error);
+        throw error;
+      }
+    });
+  }
+
   /** Resolves once the writes made so far are committed (rejects if that commit fails); null when none wait. */
   committed(): Promise<void> | null {
     return this.open ? this.pending : null;
@@ -84,10 +110,7 @@ export class GroupCommit {
   /** Commits the open group now. A failed commit rolls it back and fails the requests waiting on it. */
   flush(): void {
     if (!this.open) return;
-    const settle = this.settle as (error?: unknown) => void;
-    this.open = false;
-    this.pending = null;
-    this.settle = null;
+    const settle = this.close();
     try {
       this.commit.run();
       this.presync.kick();
@@ -96,6 +119,22 @@ export class GroupCommit {
       if (this.db.inTransaction) this.rollback.run();
       settle(error);
     }
+  }
+
+  /** Rolls the open group back: its waiters fail with 500 (never with the unit's own problem, which is not theirs). */
+  private abandon(cause: unknown): void {
+    const settle = this.close();
+    if (this.db.inTransaction) this.rollback.run();
+    settle(new Error('the group commit was rolled back: a unit failed after changing rows', { cause }));
+  }
+
+  /** Marks the group closed and hands back how to settle its waiters. */
+  private close(): (error?: unknown) => void {
+    const settle = this.settle as (error?: unknown) => void;
+    this.open = false;
+    this.pending = null;
+    this.settle = null;
+    return settle;
   }
 
   /** Runs `work` through `wrap` as a unit of this turn's group (opened if need be), or in the caller's unit or transaction. */
@@ -136,17 +175,33 @@ export function inTransaction<T>(db: Db, work: Work<T>): T {
   return joins ? work() : db.transaction(work)();
 }
 
-/** Calls `beforeWrite` ahead of every write that does not go through a unit. */
-function interceptWrites(db: Db, beforeWrite: () => void): void {
+interface WriteHooks {
+  /** Ahead of every write: a statement that is not read-only, a transaction, exec, pragma, close. */
+  before(): void;
+  /** After a write that may have changed a row: a run with changes, any other write (counted as one). */
+  changed(): void;
+}
+
+/** Calls `hooks.before` ahead of every write, and `hooks.changed` after one that may have changed a row. */
+function interceptWrites(db: Db, hooks: WriteHooks): void {
+  const { before: beforeWrite, changed } = hooks;
   const prepare = db.prepare.bind(db);
   db.prepare = ((source: string) => {
     const statement = prepare(source);
     if (!statement.readonly) {
       const methods = statement as unknown as Record<'run' | 'get' | 'all' | 'iterate', Runner>;
-      for (const name of ['run', 'get', 'all', 'iterate'] as const) {
+      const run = methods.run;
+      methods.run = function (this: unknown, ...args: unknown[]) {
+        beforeWrite();
+        const result = run.apply(this, args) as { changes: number };
+        if (result.changes > 0) changed();
+        return result;
+      };
+      for (const name of ['get', 'all', 'iterate'] as const) {
         const original = methods[name];
         methods[name] = function (this: unknown, ...args: unknown[]) {
           beforeWrite();
+          changed();
           return original.apply(this, args);
         };
       }
@@ -158,11 +213,13 @@ function interceptWrites(db: Db, beforeWrite: () => void): void {
     const inner = transaction(fn) as unknown as Record<'deferred' | 'immediate' | 'exclusive', Runner> & Runner;
     const outer = function (this: unknown, ...args: unknown[]) {
       beforeWrite();
+      changed();
       return inner.apply(this, args);
     } as Runner & Record<string, unknown>;
     for (const mode of ['deferred', 'immediate', 'exclusive'] as const) {
       outer[mode] = function (this: unknown, ...args: unknown[]) {
         beforeWrite();
+        changed();
         return inner[mode].apply(this, args);
       };
     }
@@ -174,6 +231,7 @@ function interceptWrites(db: Db, beforeWrite: () => void): void {
     const original = (db as unknown as Record<string, Runner>)[name].bind(db);
     (db as unknown as Record<string, Runner>)[name] = (...args: unknown[]) => {
       beforeWrite();
+      changed();
       return original(...args);
     };
   }
