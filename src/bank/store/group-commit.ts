@@ -1,10 +1,11 @@
 // Group commit. The writes of the signed requests that arrive in one turn of the event loop share one SQLite
 // transaction, committed once on setImmediate; each request's writes are a unit of it, and a refused request undoes
 // only its own (a savepoint, or for work that refuses only before it changes a row, nothing to undo). Its answer
-// waits until the commit (`committed()`): nothing is answered before it is stored. Why: a commit writes every page the transaction touched to the WAL, and a create touches
-// about a dozen (order, history, idempotency record, event, nonce, their indexes); consecutive creates touch the
-// same right-edge pages, so one commit for a group writes far fewer pages than one commit each (issue 15: about
-// 150 µs of SQLite per create alone, about 80 µs in a group of ten; bench/README.md).
+// waits until the commit (`committed()`): nothing is answered before it is stored. Why: a commit writes every page
+// the transaction touched to the WAL, and a create touches about a dozen (order, history, idempotency record, event,
+// nonce, their indexes); consecutive creates touch the same right-edge pages, so one commit for a group writes far
+// fewer pages than one commit each (issue 15: about 150 µs of SQLite per create alone, about 80 µs in a group of
+// ten; bench/README.md).
 //
 // Everything else keeps its meaning without knowing about groups: any write outside a unit (a statement run, a
 // transaction, exec, pragma, close) first commits the open group, then runs as it always did.
@@ -88,7 +89,7 @@ export class GroupCommit {
    * reference already taken inserts nothing, then refuses). A throw before any change leaves the group as it was.
    * A throw after one (a failing disk, a bug) rolls the whole group back and fails its waiters with 500, as a failed
    * commit does: this unit's changes can no longer be told from the others'. Why: a savepoint makes SQLite copy
-   * every page the unit changes into its sub-journal, ~4 % of a create's CPU (bench/README.md, session 28).
+   * every page the unit changes into its sub-journal: 3.3 % of a create's CPU (bench/README.md, session 28).
    */
   runRefusingBeforeChanges<T>(work: Work<T>): T {
     return this.unit(work, <U>(inner: Work<U>): U => {
