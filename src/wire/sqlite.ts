@@ -126,9 +126,10 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     // bench/README.md): RSS after the load -15 MB, SQLite time a create the same within noise.
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     migrate(db, migrations);
-    // Temporary files in memory, once migrated. It is for the sub-journal: each savepoint (a group commit's unit)
-    // keeps the pages it changes there, and SQLite's default spills it to a temporary file past 16 pages and keeps
-    // the file until the commit, so every later unit of the group wrote its pages to it with two pwrite calls each.
+    // Temporary files in memory, once migrated. It is for the sub-journal: each savepoint (a nested transaction, a
+    // group commit's unit that may refuse after writing; a create's unit was one until session 28) keeps the pages it
+    // changes there, and SQLite's default spills it to a temporary file past 16 pages and keeps the file until the
+    // commit, so every later unit of the group wrote its pages to it with two pwrite calls each.
     // In memory it is emptied at each unit's release: a create -2 to -4 % CPU (issue 15, bench/README.md). The
     // price: one statement that changes N existing pages in a transaction holds them in memory until it ends (an
     // UPDATE of 60,000 journal rows: +240 MB; deleting them: +5 MB). Nothing the running Bank does comes near, but a
