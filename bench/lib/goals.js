@@ -43,19 +43,28 @@ function cpuRatio(results, flow, b) {
  * `0.62x (CPU 0.61x; journal off 0.78x; the specs' rows alone 0.73x, in the leanest schema 0.88x)`: throughput, then
  * the ratios by CPU side by side when the cpu section ran.
  */
-function ratioText(throughput, cpu, journalOff, required, lean) {
+function ratioText(throughputText, cpu, journalOff, required, lean) {
   const cpuParts = [];
   if (cpu !== null) cpuParts.push(`CPU ${times(cpu)}`);
   if (journalOff !== null) cpuParts.push(`journal off ${times(journalOff)}`);
   if (required !== null) cpuParts.push(`the specs' rows alone ${times(required)}${lean === null ? '' : `, in the leanest schema ${times(lean)}`}`);
   else if (lean !== null) cpuParts.push(`the specs' rows in the leanest schema ${times(lean)}`);
-  return cpuParts.length === 0 ? times(throughput) : `${times(throughput)} (${cpuParts.join('; ')})`;
+  return cpuParts.length === 0 ? throughputText : `${throughputText} (${cpuParts.join('; ')})`;
 }
 
-/** A goal of 0.8x the limit server for `flow`, decided by the Bank's throughput ratio `bank.ratio`. */
+const LIMIT_RATIO_LINE = 0.8;
+
+/**
+ * A goal of 0.8x the limit server for `flow`, decided by the Bank's throughput over the limit server's, unrounded:
+ * the results' own `ratio` is rounded to two places, and 3,402 against 4,271/s (0.7965, session 28) is not 0.80.
+ */
 function limitRatioGoal(results, flow, name, line, bank, limit) {
   const measured = `${group(bank.rps)}/s (limit server ${group(limit.rps)}/s)`;
-  return goal(name, line, measured, ratioText(bank.ratio, ...['bank', 'bank-journal-off', 'required', 'lean'].map((b) => cpuRatio(results, flow, b))), bank.ratio >= 0.8);
+  const exact = bank.rps / limit.rps;
+  const met = exact >= LIMIT_RATIO_LINE;
+  // Three places where two would read as the other side of the line.
+  const throughputText = Number(exact.toFixed(2)) >= LIMIT_RATIO_LINE === met ? times(exact) : `${exact.toFixed(3)}x`;
+  return goal(name, line, measured, ratioText(throughputText, ...['bank', 'bank-journal-off', 'required', 'lean'].map((b) => cpuRatio(results, flow, b))), met);
 }
 
 function createGoal(results) {
