@@ -63,7 +63,8 @@ function limitRatioGoal(results, flow, name, line, bank, limit) {
   const exact = bank.rps / limit.rps;
   const met = exact >= LIMIT_RATIO_LINE;
   // Three places where two would read as the other side of the line.
-  const throughputText = Number(exact.toFixed(2)) >= LIMIT_RATIO_LINE === met ? times(exact) : `${exact.toFixed(3)}x`;
+  const roundedMeets = Number(exact.toFixed(2)) >= LIMIT_RATIO_LINE;
+  const throughputText = roundedMeets === met ? times(exact) : `${exact.toFixed(3)}x`;
   return goal(name, line, measured, ratioText(throughputText, ...['bank', 'bank-journal-off', 'required', 'lean'].map((b) => cpuRatio(results, flow, b))), met);
 }
 

@@ -111,7 +111,7 @@ export class GroupCommit {
   /** Commits the open group now. A failed commit rolls it back and fails the requests waiting on it. */
   flush(): void {
     if (!this.open) return;
-    const settle = this.close();
+    const settle = this.endGroup();
     try {
       this.commit.run();
       this.presync.kick();
@@ -124,13 +124,13 @@ export class GroupCommit {
 
   /** Rolls the open group back: its waiters fail with 500 (never with the unit's own problem, which is not theirs). */
   private abandon(cause: unknown): void {
-    const settle = this.close();
+    const settle = this.endGroup();
     if (this.db.inTransaction) this.rollback.run();
     settle(new Error('the group commit was rolled back: a unit failed after changing rows', { cause }));
   }
 
-  /** Marks the group closed and hands back how to settle its waiters. */
-  private close(): (error?: unknown) => void {
+  /** Marks the group ended (no longer open) and hands back how to settle its waiters. */
+  private endGroup(): (error?: unknown) => void {
     const settle = this.settle as (error?: unknown) => void;
     this.open = false;
     this.pending = null;
@@ -179,7 +179,7 @@ export function inTransaction<T>(db: Db, work: Work<T>): T {
 interface WriteHooks {
   /** Ahead of every write: a statement that is not read-only, a transaction, exec, pragma, close. */
   before(): void;
-  /** After a write that may have changed a row: a run with changes, any other write (counted as one). */
+  /** When a write may have changed a row: after a run that changed one; at any other write, before it runs. */
   changed(): void;
 }
 
