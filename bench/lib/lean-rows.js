@@ -1,7 +1,7 @@
 // The rows the specs make a create and a poll write, in the leanest schema that still does the checks they exist
 // for: the limit server with LIMIT_STORE=lean stores through this. It is a lower bound for the storage, not a design
-// the Bank could ship: the same rows as bench/lib/required-rows.js (nonce, idempotency record, order, history,
-// event, journal entry with its reference), of the same sizes, but
+// the Bank could ship: the same rows as bench/lib/required-rows.js (nonce, idempotency record, order with its
+// acceptance, event, journal entry with its reference), of the same sizes, but
 //   - only the keys the checks look rows up by (a spent nonce, an idempotency key, a duplicate reference), each
 //     table one B-tree (WITHOUT ROWID when keyed, appended by rowid otherwise);
 //   - no secondary index (the Bank's indexes serve expiry pruning, the order's timeline, the journal's filters
@@ -14,7 +14,8 @@
 // keeps it since migration 11), journal-refs (the references in a table of their own, indexed by order: the Bank's
 // design before migration 11), journal-indexes (journal_at, journal_by_client), autoincrement, orders-rowid (a
 // rowid table, its key and the unique bank reference as indexes), idempotency-rowid (likewise, and the expiry
-// index), nonce-expiry, history-index (by order, and the foreign key to the order).
+// index), nonce-expiry, history-row (the order's acceptance as a row of the history table, indexed by order with
+// the foreign key to the order: the Bank's design before migration 12; by default it is in the order's row).
 // The Bank's pragmas (WAL, synchronous=NORMAL, its page cache and checkpoint bound) and its group commit, from
 // dist/. If this misses 0.8x of the limit server too, no schema for these rows can reach it on this SQLite.
 'use strict';
@@ -27,6 +28,7 @@ const NONCE_WINDOW_MS = DEFAULTS.timestampWindowS * 1000;
 const IDEMPOTENCY_RETENTION_MS = DEFAULTS.idempotencyRetentionS * 1000;
 
 const ADD = new Set((process.env.LEAN_ADD ?? '').split(',').filter(Boolean));
+const HISTORY_ROW = ADD.has('history-row');
 
 /** The schema: the lean tables, with the parts LEAN_ADD names put back. */
 function leanSchema() {
@@ -46,11 +48,12 @@ function leanSchema() {
     scenario_source TEXT NOT NULL, response_mode TEXT NOT NULL, callbacks TEXT NOT NULL, settle_at INTEGER,
     final_status TEXT, final_reason_code TEXT, initiated_at TEXT NOT NULL, initiated_at_ms INTEGER NOT NULL,
     total_amount TEXT NOT NULL, currency TEXT NOT NULL, payload TEXT NOT NULL, created_at INTEGER NOT NULL,
-    processed_at INTEGER NOT NULL, PRIMARY KEY (client_id, reference))${keyed('orders-rowid')};
+    processed_at INTEGER NOT NULL, accepted_status TEXT, accepted_reason_code TEXT, accepted_cause TEXT,
+    PRIMARY KEY (client_id, reference))${keyed('orders-rowid')};
   CREATE TABLE order_status_history (id INTEGER PRIMARY KEY${autoincrement}, client_id TEXT NOT NULL, reference TEXT NOT NULL,
     from_status TEXT, to_status TEXT NOT NULL, reason_code TEXT, cause TEXT NOT NULL, at INTEGER NOT NULL
-    ${ADD.has('history-index') ? ', FOREIGN KEY (client_id, reference) REFERENCES orders (client_id, reference)' : ''});
-  ${ADD.has('history-index') ? 'CREATE INDEX history_by_order ON order_status_history (client_id, reference, id);' : ''}
+    ${HISTORY_ROW ? ', FOREIGN KEY (client_id, reference) REFERENCES orders (client_id, reference)' : ''});
+  ${HISTORY_ROW ? 'CREATE INDEX history_by_order ON order_status_history (client_id, reference, id);' : ''}
   CREATE TABLE events (id INTEGER PRIMARY KEY${autoincrement}, at INTEGER NOT NULL, type TEXT NOT NULL, client_id TEXT, data TEXT NOT NULL);
   CREATE TABLE journal (id INTEGER PRIMARY KEY${autoincrement}, at INTEGER NOT NULL, direction TEXT NOT NULL, client_id TEXT,
     method TEXT NOT NULL, url TEXT NOT NULL, path TEXT NOT NULL, status INTEGER, code TEXT, latency_ms INTEGER,
@@ -72,8 +75,9 @@ function leanStatements(db) {
       created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     insertOrder: db.prepare(`INSERT INTO orders (client_id, reference, bank_reference, source, status, reason_code,
       reason_message, scenario, scenario_source, response_mode, callbacks, settle_at, final_status, final_reason_code,
-      initiated_at, initiated_at_ms, total_amount, currency, payload, created_at, processed_at)
-      VALUES (?, ?, ?, 'push', ?, NULL, NULL, 'SUCCESS', 'default', 'sync', 'normal', NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)
+      initiated_at, initiated_at_ms, total_amount, currency, payload, created_at, processed_at, accepted_status,
+      accepted_reason_code, accepted_cause)
+      VALUES (?, ?, ?, 'push', ?, NULL, NULL, 'SUCCESS', 'default', 'sync', 'normal', NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
       ON CONFLICT DO NOTHING`),
     insertHistory: db.prepare(`INSERT INTO order_status_history (client_id, reference, from_status, to_status, reason_code,
       cause, at) VALUES (?, ?, NULL, ?, NULL, ?, ?)`),
@@ -123,10 +127,12 @@ function leanRowsStore(dataDir) {
     keyInUse: (clientId, key, now) => Boolean(sql.findKey.get(clientId, key, now)),
     storeOrder({ clientId, bankReference, bodyText, digest, key, payment, answerText, now }) {
       const { reference } = payment;
+      const cause = 'accepted via push (default: SUCCESS)';
+      const [acceptedStatus, acceptedCause] = HISTORY_ROW ? [null, null] : ['SUCCESS', cause];
       const inserted = sql.insertOrder.run(clientId, reference, bankReference, 'SUCCESS', payment.initiated_at,
-        Date.parse(payment.initiated_at), payment.total_amount, payment.currency, bodyText, now, now).changes === 1;
+        Date.parse(payment.initiated_at), payment.total_amount, payment.currency, bodyText, now, now, acceptedStatus, acceptedCause).changes === 1;
       if (!inserted) return false;
-      sql.insertHistory.run(clientId, reference, 'SUCCESS', 'accepted via push (default: SUCCESS)', now);
+      if (HISTORY_ROW) sql.insertHistory.run(clientId, reference, 'SUCCESS', cause, now);
       sql.insertEvent.run(now, 'order.created', clientId, createdEvent(clientId, reference, bankReference));
       sql.recordKey.run(clientId, key, digest, reference, 200, Buffer.from(answerText), now, now + IDEMPOTENCY_RETENTION_MS);
       return true;

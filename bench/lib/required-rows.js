@@ -5,7 +5,8 @@
 // masking), not its SQLite. What each row is for:
 //   nonce             profile section 2 (a nonce is refused when seen within the window; kept across a restart)
 //   idempotency       profile section 6 (the key, the body's fingerprint and the stored answer, kept 24 h)
-//   order, history    contract: the order and its status, and the control plane's timeline of it
+//   order             contract: the order and its status, with its acceptance, the first entry of the control
+//                     plane's timeline of it (later changes are rows of their own; a create makes none)
 //   event             control-plane.md (the live event stream, replayable from its id)
 //   journal, its ref  control-plane.md section 4 (every exchange with its request and answer, by order),
 //                     written in batches and pruned to the newest 10,000 as the Bank does (on unless
@@ -121,7 +122,7 @@ function signedFlows(group, rows) {
   };
 
   return {
-    /** Spends the nonce, checks the key and the reference, stores order, history, event and key, then answers. */
+    /** Spends the nonce, checks the key and the reference, stores order, event and key, then answers. */
     create(req, clientId, bodyText, digest, payment, bankReference, send) {
       const now = Date.now();
       const headers = req.headers;

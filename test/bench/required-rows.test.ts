@@ -82,7 +82,8 @@ describe.each([
     const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).pluck().get(...args) as number);
     try {
       expect(count('SELECT COUNT(*) FROM orders WHERE reference = ?', create.reference)).toBe(1);
-      expect(count('SELECT COUNT(*) FROM order_status_history WHERE reference = ?', create.reference)).toBe(1);
+      // Its history: the acceptance, in the order's own row as the Bank keeps it.
+      expect(count("SELECT COUNT(*) FROM orders WHERE reference = ? AND accepted_status = 'SUCCESS'", create.reference)).toBe(1);
       expect(count('SELECT COUNT(*) FROM idempotency_records WHERE reference = ?', create.reference)).toBe(1);
       expect(count("SELECT COUNT(*) FROM events WHERE type = 'order.created'")).toBe(1);
       expect(count('SELECT COUNT(*) FROM nonces')).toBe(3);

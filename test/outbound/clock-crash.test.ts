@@ -14,18 +14,20 @@ const CLIENT = 'demo-connector';
 interface Row {
   reference: string;
   status: string;
+  accepted: string;
 }
 
 /** Orders whose history, final status and outgoing report disagree (must be none). */
 function halfDone(dataDir: string): string[] {
   const db = new Database(path.join(dataDir, 'sandbox-bank.sqlite'), { readonly: true });
   try {
-    const orders = db.prepare('SELECT reference, status FROM orders').all() as Row[];
+    const orders = db.prepare('SELECT reference, status, accepted_status AS accepted FROM orders').all() as Row[];
+    // Its acceptance is in its own row; later changes in order_status_history.
     const history = db.prepare('SELECT to_status FROM order_status_history WHERE client_id = ? AND reference = ? ORDER BY id').pluck();
     const reports = db.prepare('SELECT status FROM status_events WHERE client_id = ? AND reference = ?').pluck();
     const problems: string[] = [];
     for (const order of orders) {
-      const statuses = history.all(CLIENT, order.reference) as string[];
+      const statuses = [order.accepted, ...(history.all(CLIENT, order.reference) as string[])];
       if (statuses[statuses.length - 1] !== order.status) problems.push(`${order.reference}: history ends ${statuses.at(-1)}, order is ${order.status}`);
       if (order.status !== 'PENDING' && !(reports.all(CLIENT, order.reference) as string[]).includes(order.status)) {
         problems.push(`${order.reference}: ${order.status} without its outgoing report`);

@@ -27,12 +27,17 @@ function storeViolations(db: Db): string[] {
   const foreignKeys = db.pragma('foreign_key_check') as unknown[];
   if (foreignKeys.length > 0) problems.push(`foreign_key_check: ${JSON.stringify(foreignKeys.slice(0, 3))}`);
   const count = (sql: string) => db.prepare(sql).pluck().get() as number;
-  const noHistory = count('SELECT COUNT(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM order_status_history h WHERE h.client_id = o.client_id AND h.reference = o.reference)');
-  if (noHistory > 0) problems.push(`${noHistory} orders without a status history row`);
-  const staleStatus = count(
-    `SELECT COUNT(*) FROM orders o WHERE o.status <> (SELECT h.to_status FROM order_status_history h WHERE h.client_id = o.client_id AND h.reference = o.reference ORDER BY h.id DESC LIMIT 1)`,
+  // An order's history: its acceptance in its own row (migration 12), then its changes in order_status_history.
+  const noHistory = count(
+    'SELECT COUNT(*) FROM orders o WHERE o.accepted_status IS NULL AND NOT EXISTS (SELECT 1 FROM order_status_history h WHERE h.client_id = o.client_id AND h.reference = o.reference)',
   );
-  if (staleStatus > 0) problems.push(`${staleStatus} orders whose status is not their last history row`);
+  if (noHistory > 0) problems.push(`${noHistory} orders without a status history`);
+  const staleStatus = count(
+    `SELECT COUNT(*) FROM orders o WHERE o.status IS NOT COALESCE(
+       (SELECT h.to_status FROM order_status_history h WHERE h.client_id = o.client_id AND h.reference = o.reference ORDER BY h.id DESC LIMIT 1),
+       o.accepted_status)`,
+  );
+  if (staleStatus > 0) problems.push(`${staleStatus} orders whose status is not the last of their history`);
   const orphanEvents = count('SELECT COUNT(*) FROM status_events e WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.client_id = e.client_id AND o.reference = e.reference)');
   if (orphanEvents > 0) problems.push(`${orphanEvents} status events without an order`);
   const inProgress = count("SELECT COUNT(*) FROM idempotency_records WHERE state = 'in_progress'");

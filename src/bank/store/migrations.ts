@@ -296,4 +296,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_by_reference ON journal (reference, client_id) WHERE reference IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    name: "an order's acceptance in its own row",
+    sql: `
+      -- An order's first history entry (its acceptance: from nothing to its first status, at created_at) kept in
+      -- the order's row instead of a row of order_status_history: one row, one random index entry and one foreign
+      -- key lookup fewer a create (issue 15: -2.6 % CPU a create). Later changes stay in order_status_history.
+      -- Orders from before keep their acceptance there (accepted_status NULL).
+      ALTER TABLE orders ADD COLUMN accepted_status TEXT CHECK (accepted_status = 'PENDING' OR accepted_status = 'SUCCESS' OR accepted_status = 'FAILED');
+      ALTER TABLE orders ADD COLUMN accepted_reason_code TEXT;
+      ALTER TABLE orders ADD COLUMN accepted_cause TEXT;
+    `,
+  },
 ];

@@ -55,6 +55,9 @@ const COLUMNS: Record<keyof Order, string> = {
 /** The order's fields in COLUMNS order. */
 const FIELDS = Object.keys(COLUMNS) as (keyof Order)[];
 
+/** Its acceptance, the first entry of its history: written with the order, read only by history(). */
+const ACCEPTANCE_COLUMNS = ['accepted_status', 'accepted_reason_code', 'accepted_cause'] as const;
+
 const selectOf = (fields: readonly (keyof Order)[]): string => `SELECT ${fields.map((field) => `${COLUMNS[field]} AS ${field}`).join(', ')} FROM orders`;
 const SELECT = selectOf(FIELDS);
 
@@ -64,6 +67,7 @@ export class OrderRepository {
   private readonly insertStmt;
   private readonly updateStatusStmt;
   private readonly historyStmt;
+  private readonly acceptanceStmt;
   private readonly historyOfStmt;
   private readonly dueStmt;
   private readonly dueOfClientStmt;
@@ -76,8 +80,10 @@ export class OrderRepository {
     this.findPolledStmt = objectReader<PolledOrder>(db.prepare(`${selectOf(POLLED_FIELDS)} WHERE client_id = ? AND reference = ?`));
     // Positional parameters: better-sqlite3 looks each named one up on the object from C++, ~1.5 µs per insert.
     // A reference already taken by this client inserts nothing; any other conflict (bank_reference) still throws.
+    // The order's acceptance (its first history entry) goes in its own row, after its fields.
     this.insertStmt = db.prepare(
-      `INSERT INTO orders (${Object.values(COLUMNS).join(', ')}) VALUES (${FIELDS.map(() => '?').join(', ')}) ON CONFLICT (client_id, reference) DO NOTHING`,
+      `INSERT INTO orders (${[...Object.values(COLUMNS), ...ACCEPTANCE_COLUMNS].join(', ')})
+       VALUES (${[...FIELDS, ...ACCEPTANCE_COLUMNS].map(() => '?').join(', ')}) ON CONFLICT (client_id, reference) DO NOTHING`,
     );
     this.updateStatusStmt = db.prepare(
       `UPDATE orders SET status = @to, reason_code = @reasonCode, reason_message = @reasonMessage, processed_at = @at,
@@ -87,6 +93,10 @@ export class OrderRepository {
     this.historyStmt = db.prepare(
       `INSERT INTO order_status_history (client_id, reference, from_status, to_status, reason_code, cause, at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.acceptanceStmt = db.prepare(
+      `SELECT NULL AS "from", accepted_status AS "to", accepted_reason_code AS reasonCode, accepted_cause AS cause, created_at AS at
+       FROM orders WHERE client_id = ? AND reference = ? AND accepted_status IS NOT NULL`,
     );
     this.historyOfStmt = db.prepare(
       `SELECT from_status AS "from", to_status AS "to", reason_code AS reasonCode, cause, at
@@ -108,13 +118,14 @@ export class OrderRepository {
   }
 
   /**
-   * Stores a new order with its first history row; false, storing nothing, when the client already has an order
-   * with this reference. One statement instead of a lookup and an insert: the lookup found nothing nearly always.
+   * Stores a new order with its acceptance, the first entry of its history (`change`, at `record.createdAt`);
+   * false, storing nothing, when the client already has an order with this reference. One statement instead of a
+   * lookup and an insert: the lookup found nothing nearly always.
    */
   insertIfNew(record: Order, change: StatusChange, cause: string): boolean {
-    if (this.insertStmt.run(FIELDS.map((field) => record[field])).changes !== 1) return false;
-    this.appendHistory(record.clientId, record.reference, change, cause);
-    return true;
+    const values: unknown[] = FIELDS.map((field) => record[field]);
+    values.push(change.to, change.reasonCode, cause);
+    return this.insertStmt.run(values).changes === 1;
   }
 
   /** Applies a change computed by the state machine; the `status = from` guard refuses a stale write. */
@@ -129,8 +140,11 @@ export class OrderRepository {
     return this.throttleStmt.run(clientId, reference).changes === 1;
   }
 
+  /** The order's acceptance (from its row; in the history table for orders from before migration 12), then its changes. */
   history(clientId: string, reference: string): HistoryEntry[] {
-    return this.historyOfStmt.all(clientId, reference) as HistoryEntry[];
+    const acceptance = this.acceptanceStmt.get(clientId, reference) as HistoryEntry | undefined;
+    const changes = this.historyOfStmt.all(clientId, reference) as HistoryEntry[];
+    return acceptance ? [acceptance, ...changes] : changes;
   }
 
   /** PENDING orders due at `nowMs`, oldest first: of one client, or of everyone but some (clocked) clients. */
