@@ -124,7 +124,7 @@ export class OrderRepository {
    */
   insertIfNew(record: Order, change: StatusChange, cause: string): boolean {
     const values: unknown[] = FIELDS.map((field) => record[field]);
-    values.push(change.to, change.reasonCode, cause);
+    values.push(change.to, change.reasonCode, cause); // ACCEPTANCE_COLUMNS, in order
     return this.insertStmt.run(values).changes === 1;
   }
 
