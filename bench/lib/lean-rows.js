@@ -27,7 +27,12 @@ const { DEFAULTS } = require(path.join(DIST, 'bank/config'));
 const NONCE_WINDOW_MS = DEFAULTS.timestampWindowS * 1000;
 const IDEMPOTENCY_RETENTION_MS = DEFAULTS.idempotencyRetentionS * 1000;
 
+const PARTS = ['journal-batch', 'journal-reference-index', 'journal-refs', 'journal-indexes', 'autoincrement', 'orders-rowid',
+  'idempotency-rowid', 'nonce-expiry', 'history-row'];
 const ADD = new Set((process.env.LEAN_ADD ?? '').split(',').filter(Boolean));
+// A misspelt or renamed part would otherwise measure the lean rows without it, silently.
+const unknownParts = [...ADD].filter((part) => !PARTS.includes(part));
+if (unknownParts.length > 0) throw new Error(`LEAN_ADD: unknown part(s) ${unknownParts.join(', ')}; the parts are ${PARTS.join(', ')}`);
 const HISTORY_ROW = ADD.has('history-row');
 
 /** The schema: the lean tables, with the parts LEAN_ADD names put back. */

@@ -2,7 +2,7 @@
 // own store, the rows the specs make a create and a status poll write, and answers after they are committed. The
 // bench divides the Bank by it, so it must keep working when the store's repositories change. LIMIT_STORE=lean
 // writes the same rows in the leanest schema (bench/lib/lean-rows.js), and LEAN_ADD puts parts of the Bank's back.
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,4 +97,20 @@ describe.each([
       db.close();
     }
   });
+});
+
+it('refuses a LEAN_ADD part it does not know, instead of measuring the lean rows without it', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'required-rows-'));
+  try {
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'bench/limit-server.js')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LIMIT_STORE: 'lean', LEAN_ADD: 'nonce-expiry,history-index' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('LEAN_ADD: unknown part(s) history-index; the parts are');
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
