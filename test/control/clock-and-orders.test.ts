@@ -167,6 +167,17 @@ describe('acting on orders', () => {
     expect(bank.book.find(demo.client_id, reference)?.status).toBe('SUCCESS');
   });
 
+  it('shows the payment order as received: a pushed body is kept as its own JSON text (spacing and member order as sent), read back equal', async () => {
+    const order = sampleOrder();
+    const { reference, ...rest } = order;
+    const rawBody = JSON.stringify({ ...rest, reference }, null, 2);
+    expect((await client.create(order, { rawBody })).status).toBe(200);
+    const stored = bank.db.prepare('SELECT payload FROM orders WHERE client_id = ? AND reference = ?').pluck().get(demo.client_id, reference);
+    expect(stored).toBe(rawBody);
+    const detail = await get(`/orders/${demo.client_id}/${reference}`);
+    expect(detail.body.order.payment_order).toEqual(order);
+  });
+
   it('refuses bad outcomes: unknown order 404, FAILED without a code, an unknown code, unknown fields', async () => {
     const reference = await createWith('NO_CALLBACK');
     expectProblem(await post(`/orders/${demo.client_id}/nope/outcome`, { status: 'SUCCESS' }), 404, 'not_found');

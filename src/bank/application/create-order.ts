@@ -77,7 +77,7 @@ export class CreateOrder {
       request.log.info('idempotent replay', { idempotency_key: key, status: replay.status });
       return replay;
     }
-    const order = parseOrder(request.rawBody);
+    const { order, json } = parseOrder(request.rawBody);
     const decision = this.book.decide(order);
     if (this.book.failsFirstCreate(clientId, order, decision)) {
       throw new ProblemError('internal', 'injected by the scenario FAIL_ONCE: this first attempt failed on purpose; retry with the same X-Idempotency-Key and body');
@@ -92,7 +92,7 @@ export class CreateOrder {
     try {
       // Every refusal below comes before a row changes (acceptNew stores nothing for a taken reference).
       return this.writes.runRefusingBeforeChanges(() => {
-        const outcome = this.book.acceptNew(clientId, order, 'push', decision);
+        const outcome = this.book.acceptNew(clientId, order, 'push', decision, json);
         if (!outcome.accepted) throw duplicateReference(order);
         const answer = answerOf(outcome);
         const body = answer.body ?? Buffer.alloc(0);

@@ -64,10 +64,13 @@ export class OrderBook {
     return decideScenario(payment, this.rules);
   }
 
-  /** Stores the order with its decided scenario and first status, unless its reference exists for this client. */
-  acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision = this.decide(payment)): AcceptOutcome {
+  /**
+   * Stores the order with its decided scenario and first status, unless its reference exists for this client.
+   * `json`: the order as the JSON text it was parsed from, when there is one (a create's body); else it is serialised.
+   */
+  acceptNew(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision = this.decide(payment), json?: string): AcceptOutcome {
     return this.inTransaction(() => {
-      const accepted = this.accept(clientId, payment, source, decision);
+      const accepted = this.accept(clientId, payment, source, decision, json ?? JSON.stringify(payment));
       return accepted ? { accepted: true, ...accepted } : { accepted: false, existing: this.orders.find(clientId, payment.reference) as Order };
     });
   }
@@ -168,7 +171,7 @@ export class OrderBook {
   }
 
   /** Stores a new order with its history row, outgoing report and event; null, storing nothing, for a taken reference. */
-  private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision): AcceptedOrder | null {
+  private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision, payload: string): AcceptedOrder | null {
     const now = this.clocks.now(clientId);
     const plan = planFor(decision.scenario);
     const change = transition(null, targetOf(plan.initial), now);
@@ -194,7 +197,7 @@ export class OrderBook {
       initiatedAtMs: Date.parse(payment.initiated_at),
       totalAmount: payment.total_amount,
       currency: payment.currency,
-      payload: JSON.stringify(payment),
+      payload,
       createdAt: now,
       processedAt: now,
     };
