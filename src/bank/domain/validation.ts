@@ -1,6 +1,6 @@
 // Business checks the JSON schema cannot express: exact totals, positive amounts, ISO 4217, scenario syntax.
 import { Violation } from '../../wire/problems';
-import { sumAmounts, toCents } from '../../wire/money';
+import { toCents } from '../../wire/money';
 import { PaymentOrder } from '../../wire/payment-order';
 import { parseScenario, SCENARIO_METADATA_KEY } from './scenarios';
 
@@ -10,12 +10,13 @@ const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
 
 export function businessViolations(order: PaymentOrder): Violation[] {
   const violations: Violation[] = [];
+  let sum = 0n;
   order.creditors.forEach((creditor, index) => {
-    if (toCents(creditor.amount) === 0n) violations.push({ path: `/creditors/${index}/amount`, message: 'must be greater than 0' });
+    const cents = toCents(creditor.amount);
+    if (cents === 0n) violations.push({ path: `/creditors/${index}/amount`, message: 'must be greater than 0' });
+    sum += cents;
   });
-  const total = toCents(order.total_amount);
-  const sum = sumAmounts(order.creditors.map((creditor) => creditor.amount));
-  if (total !== sum) {
+  if (toCents(order.total_amount) !== sum) {
     violations.push({ path: '/total_amount', message: `must equal the sum of the creditors' amounts` });
   }
   if (!ISO_4217.has(order.currency)) violations.push({ path: '/currency', message: 'must be an ISO 4217 alphabetic code' });
