@@ -17,13 +17,13 @@ const SYNTAX: Record<string, { test: (value: string) => boolean; expected: strin
 };
 
 /** Headers that must never be sent twice: a repeat would make the signed value ambiguous. */
-const SINGLE_VALUED = ['x-client-id', 'x-request-id', 'x-timestamp', 'x-nonce', 'x-idempotency-key', 'x-signature', 'authorization', 'dpop', 'content-type'];
+const SINGLE_VALUED = new Set(['x-client-id', 'x-request-id', 'x-timestamp', 'x-nonce', 'x-idempotency-key', 'x-signature', 'authorization', 'dpop', 'content-type']);
 
 function repeatedHeader(rawHeaders: string[]): string | undefined {
   const seen = new Set<string>();
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index].toLowerCase();
-    if (!SINGLE_VALUED.includes(name)) continue;
+    if (!SINGLE_VALUED.has(name)) continue;
     if (seen.has(name)) return name;
     seen.add(name);
   }
