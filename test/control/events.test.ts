@@ -269,6 +269,26 @@ describe('the event log', () => {
     bank.close();
   });
 
+  it('a subscriber hears only what is published after it came: not the events nobody heard, nor a rolled-back one', async () => {
+    const bank = await startBank({ sandboxMode: 'relaxed' });
+    bank.events.publish('poll.completed', 'x', { note: 'before' });
+    await sleep(20);
+    expect(() =>
+      bank.db.transaction(() => {
+        bank.events.publish('poll.completed', 'x', { note: 'rolled back' });
+        throw new Error('abort');
+      })(),
+    ).toThrow('abort');
+    await sleep(20);
+    const heard: string[] = [];
+    const subscription = bank.events.subscribe((event) => heard.push(String(event.data.note)));
+    bank.events.publish('poll.completed', 'x', { note: 'after' });
+    await sleep(20);
+    expect(heard).toEqual(['after']);
+    subscription.unsubscribe();
+    bank.close();
+  });
+
   it('keeps the newest EVENTS_RETENTION events', async () => {
     const bank = await startBank({ sandboxMode: 'relaxed', eventsRetention: 5 });
     for (let index = 0; index < 20; index += 1) bank.events.publish('poll.completed', 'x', { index });
