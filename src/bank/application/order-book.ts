@@ -1,4 +1,4 @@
-// Accepts orders and moves them through the state machine. Every change is written with its history row and,
+// Accepts orders and moves them through the state machine. Every change is written with its history entry and,
 // through the OutboxWriter, its outgoing message, in one SQLite transaction. Dedupe by reference happens here
 // and nowhere else: a push and a pull of the same reference make one order.
 import { PaymentOrder } from '../../wire/payment-order';
@@ -170,7 +170,7 @@ export class OrderBook {
     return this.orders.count();
   }
 
-  /** Stores a new order with its history row, outgoing report and event; null, storing nothing, for a taken reference. */
+  /** Stores a new order (its acceptance in its row), its outgoing report and event; null, storing nothing, for a taken reference. */
   private accept(clientId: string, payment: PaymentOrder, source: OrderSource, decision: Decision, payload: string): AcceptedOrder | null {
     const now = this.clocks.now(clientId);
     const plan = planFor(decision.scenario);
