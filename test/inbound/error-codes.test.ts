@@ -123,6 +123,15 @@ describe('400 header_invalid', () => {
     },
   );
 
+  it('create with a header sent twice in another spelling than lower case (X-Nonce) is header_invalid, named in lower case', async () => {
+    const body = orderBody();
+    const headers = createHeaders(body);
+    const { 'x-nonce': nonce, ...rest } = headers;
+    const response = await postCreate(bank, { ...rest, 'X-Nonce': [String(nonce), String(nonce)] }, body);
+    expectProblem(response, 400, 'header_invalid');
+    expect(JSON.parse(response.text).detail).toBe('x-nonce must be sent once');
+  });
+
   it('create with DPoP sent twice is header_invalid', async () => {
     const body = orderBody();
     const headers = createHeaders(body);
