@@ -132,6 +132,13 @@ describe('400 header_invalid', () => {
     expect(JSON.parse(response.text).detail).toBe('x-nonce must be sent once');
   });
 
+  it('create with a header the profile does not make single (Accept) sent twice is accepted', async () => {
+    const body = orderBody();
+    const headers = createHeaders(body);
+    const response = await postCreate(bank, { ...headers, Accept: ['application/json', 'application/problem+json'] }, body);
+    expect([200, 202]).toContain(response.status);
+  });
+
   it('create with DPoP sent twice is header_invalid', async () => {
     const body = orderBody();
     const headers = createHeaders(body);

@@ -19,7 +19,13 @@ const SYNTAX: Record<string, { test: (value: string) => boolean; expected: strin
 /** Headers that must never be sent twice: a repeat would make the signed value ambiguous. */
 const SINGLE_VALUED = new Set(['x-client-id', 'x-request-id', 'x-timestamp', 'x-nonce', 'x-idempotency-key', 'x-signature', 'authorization', 'dpop', 'content-type']);
 
-function repeatedHeader(rawHeaders: string[]): string | undefined {
+/**
+ * The first single-valued header sent twice, in any spelling. Node folds repeated names (case-insensitively) into
+ * one key of `headers`, so as many keys as raw names means nothing was repeated: the common case, without lower-casing
+ * every name (~2 µs a create, issue 15).
+ */
+function repeatedHeader(rawHeaders: string[], headers: Readonly<Record<string, unknown>>): string | undefined {
+  if (rawHeaders.length === 2 * Object.keys(headers).length) return undefined;
   const seen = new Set<string>();
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index].toLowerCase();
@@ -31,7 +37,7 @@ function repeatedHeader(rawHeaders: string[]): string | undefined {
 }
 
 export const checkHeaders: Step = (exchange, _services, spec) => {
-  const repeated = repeatedHeader(exchange.req.rawHeaders);
+  const repeated = repeatedHeader(exchange.req.rawHeaders, exchange.req.headers);
   if (repeated) throw new ProblemError('header_invalid', `${repeated} must be sent once`);
   for (const name of spec.requiredHeaders) {
     const value = exchange.header(name);
