@@ -1,7 +1,7 @@
 // cut (application/journal-format.ts): a journal body kept to `limit` bytes of UTF-8, a character cut in two
 // becoming U+FFFD. It encodes only the start of a long text; the result must be what cutting the whole text's
 // bytes gives, for any mix of 1- to 4-byte characters.
-import { cut } from '../../src/bank/application/journal-format';
+import { cut, Masker } from '../../src/bank/application/journal-format';
 
 /** The definition: every byte of the text, cut, decoded. */
 function cutWhole(text: string, limit: number): { text: string; truncated: boolean } {
@@ -39,5 +39,26 @@ describe('journal bodies: cut', () => {
       const sample = text(seed, 1 + (seed % 60));
       for (const limit of [1, 2, 3, 4, 5, 7, 16, 31, 64]) expect([seed, limit, cut(sample, limit)]).toEqual([seed, limit, cutWhole(sample, limit)]);
     }
+  });
+});
+
+// Masker.scrubHeaders, the second pass: a secret met in one header is scrubbed from every other, and headers that
+// hold none come back as they are (the journal's common case, taken without a copy).
+describe('journal headers: scrubbed in the second pass', () => {
+  const token = 'tok-0123456789abcdefWXYZ';
+
+  it('scrubs a secret met in Authorization wherever else it appears, single or repeated', () => {
+    const masker = new Masker();
+    const request = masker.headers({ authorization: `Bearer ${token}`, 'x-echo': `was ${token}`, 'x-list': ['plain', `and ${token}`], 'x-plain': 'kept' });
+    const scrubbed = masker.scrubHeaders(request);
+    expect(scrubbed).toEqual({ authorization: 'Bearer ***WXYZ', 'x-echo': 'was ***WXYZ', 'x-list': ['plain', 'and ***WXYZ'], 'x-plain': 'kept' });
+    expect(request['x-echo']).toBe(`was ${token}`);
+  });
+
+  it('answers the same headers when none holds a remembered secret', () => {
+    const masker = new Masker();
+    masker.headers({ authorization: `Bearer ${token}` });
+    const answer = masker.headers({ 'content-type': 'application/json', vary: ['accept', 'origin'] });
+    expect(masker.scrubHeaders(answer)).toBe(answer);
   });
 });

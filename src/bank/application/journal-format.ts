@@ -189,14 +189,23 @@ export class Masker {
     return out;
   }
 
+  /** The headers with remembered secrets scrubbed: the same object when none holds one (nearly always). */
   scrubHeaders(headers: HeaderBag): HeaderBag {
     if (this.secrets.size === 0) return headers;
-    const out: HeaderBag = {};
+    let out: HeaderBag | null = null;
     for (const name of Object.keys(headers)) {
       const value = headers[name];
-      out[name] = Array.isArray(value) ? value.map((one) => this.scrub(one)) : this.scrub(value);
+      const scrubbed = Array.isArray(value) ? this.scrubAll(value) : this.scrub(value);
+      if (scrubbed === value) continue;
+      out ??= { ...headers };
+      out[name] = scrubbed;
     }
-    return out;
+    return out ?? headers;
+  }
+
+  private scrubAll(values: string[]): string[] {
+    const scrubbed = values.map((one) => this.scrub(one));
+    return scrubbed.every((one, index) => one === values[index]) ? values : scrubbed;
   }
 }
 
