@@ -1,12 +1,14 @@
-// wire/schema-formats.ts: our `uri` format answers exactly what ajv-formats' full `uri` answers (it only skips the
-// full expression for plain http(s) URLs), and every way the schemas are compiled uses it.
+// wire/schema-formats.ts: our `uri` and `date-time` formats answer exactly what ajv-formats' full ones answer (they
+// only skip the full check for plain http(s) URLs and for UTC instants ending in Z), and every way the schemas are
+// compiled uses them.
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats';
-import { addSchemaFormats, SCHEMA_FORMATS, uri } from '../../src/wire/schema-formats';
+import { addSchemaFormats, dateTime, SCHEMA_FORMATS, uri } from '../../src/wire/schema-formats';
 
 const fullUri = fullFormats.uri as (value: string) => boolean;
+const fullDateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
 
 const KNOWN = [
   'https://localhost:9443/callbacks',
@@ -75,12 +77,81 @@ describe('the uri format', () => {
 
   it('is the one every way of compiling the schemas uses', () => {
     expect(SCHEMA_FORMATS.uri).toBe(uri);
-    expect(SCHEMA_FORMATS['date-time']).toBe(fullFormats['date-time']);
+    expect(SCHEMA_FORMATS['date-time'].validate).toBe(dateTime);
+    expect(SCHEMA_FORMATS['date-time'].compare).toBe((fullFormats['date-time'] as { compare: unknown }).compare);
     const ajv = new Ajv();
     addSchemaFormats(ajv);
     expect(ajv.formats.uri).toBe(uri);
+    expect(ajv.formats['date-time']).toBe(SCHEMA_FORMATS['date-time']);
     // The build's standalone validators (scripts/compile-schemas.js) take their formats from dist/wire/.
-    const clients = fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'compiled-schemas', 'clients.js'), 'utf8');
-    expect(clients).toContain('require("../wire/schema-formats").SCHEMA_FORMATS.uri');
+    const compiled = (name: string) => fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'compiled-schemas', `${name}.js`), 'utf8');
+    expect(compiled('clients')).toContain('require("../wire/schema-formats").SCHEMA_FORMATS.uri');
+    expect(compiled('payment-order')).toContain('require("../wire/schema-formats").SCHEMA_FORMATS["date-time"]');
+  });
+});
+
+const KNOWN_DATE_TIMES = [
+  '2026-11-22T09:00:00Z',
+  '2026-11-22T09:00:00.123Z',
+  '2026-11-22T09:00:00.123456789Z',
+  '2026-11-22T09:00:00.1234567891Z',
+  '2026-11-22t09:00:00z',
+  '2026-11-22 09:00:00Z',
+  '2026-11-22T09:00:00+01:00',
+  '2026-11-22T09:00:00-0130',
+  '2026-11-22T09:00:00',
+  '2026-11-22T23:59:60Z',
+  '2026-12-31T23:59:60Z',
+  '2026-11-22T24:00:00Z',
+  '2026-11-22T09:60:00Z',
+  '2026-02-29T00:00:00Z',
+  '2028-02-29T00:00:00Z',
+  '2000-02-29T00:00:00Z',
+  '1900-02-29T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '0099-12-31T23:59:59Z',
+  '2026-13-01T00:00:00Z',
+  '2026-00-10T00:00:00Z',
+  '2026-04-31T00:00:00Z',
+  '2026-11-22T9:00:00Z',
+  '2026-11-22T09:00:00.Z',
+  '26-11-22T09:00:00Z',
+  '2026-11-22',
+  '',
+];
+
+/** Random date-times from valid and invalid fields. */
+function generatedDateTimes(count: number): string[] {
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const pick = <T>(values: T[]) => values[random(values.length)];
+  const two = () => String(random(100)).padStart(2, '0');
+  const strings: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const year = pick(['2026', '2028', '2000', '1900', '0004', '0000', '999', '20266']);
+    const date = `${year}-${pick(['01', '02', '04', '12', '13', '00', two()])}-${pick(['01', '28', '29', '30', '31', '32', '00', two()])}`;
+    const time = `${pick(['00', '09', '23', '24', two()])}:${pick(['00', '59', '60', two()])}:${pick(['00', '59', '60', '61', two()])}`;
+    const fraction = pick(['', '', '.1', '.123', '.123456789', '.1234567891', '.']);
+    const zone = pick(['Z', 'Z', 'Z', 'z', '+01:00', '-0130', '+24:00', '']);
+    strings.push(`${date}${pick(['T', 'T', 'T', 't', ' ', 'X'])}${time}${fraction}${zone}`);
+  }
+  return strings;
+}
+
+describe('the date-time format', () => {
+  it('answers as ajv-formats does for known date-times and non-date-times', () => {
+    for (const value of KNOWN_DATE_TIMES) expect([value, dateTime(value)]).toEqual([value, fullDateTime(value)]);
+    expect(dateTime('2026-11-22T09:00:00Z')).toBe(true);
+    expect(dateTime('2026-11-22T09:00:00+01:00')).toBe(true);
+    expect(dateTime('2026-02-29T00:00:00Z')).toBe(false);
+  });
+
+  it('answers as ajv-formats does for 20,000 generated strings, UTC instants among them', () => {
+    const strings = generatedDateTimes(20_000);
+    const differing = strings.filter((value) => dateTime(value) !== fullDateTime(value));
+    expect(differing).toEqual([]);
+    expect(strings.filter((value) => dateTime(value)).length).toBeGreaterThan(1_000);
+    expect(strings.filter((value) => !dateTime(value)).length).toBeGreaterThan(1_000);
+    expect(strings.filter((value) => value.endsWith('Z') && dateTime(value)).length).toBeGreaterThan(500);
   });
 });
