@@ -31,7 +31,7 @@ const DATE_TIME = { ...FULL_DATE_TIME, validate: dateTime };
 /** The formats the build's standalone validators take (scripts/compile-schemas.js). */
 export const SCHEMA_FORMATS = { ...fullFormats, uri, 'date-time': DATE_TIME };
 
-/** ajv-formats' formats on `ajv`, with this `uri`. */
+/** ajv-formats' formats on `ajv`, with these `uri` and `date-time`. */
 export function addSchemaFormats(ajv: Ajv): void {
   const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
   addFormats(ajv);
