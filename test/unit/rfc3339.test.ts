@@ -89,6 +89,13 @@ describe('formatInstant / formatInstantSeconds', () => {
     expect(formatInstantSeconds(Date.UTC(2026, 10, 22, 10, 15, 30, 0))).toBe('2026-11-22T10:15:30Z');
   });
 
+  it('X-Timestamp form: toISOString without its milliseconds, across seconds, years and signs', () => {
+    for (const ms of [0, -1, 999, 1000, 0.5, Date.UTC(99, 0, 1) - 62_135_596_800_000, Date.UTC(2099, 11, 31, 23, 59, 59, 999), 8.64e15, -8.64e15]) {
+      expect(formatInstantSeconds(ms)).toBe(new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    }
+    expect(() => formatInstantSeconds(Number.NaN)).toThrow(RangeError);
+  });
+
   it('round-trips through parseInstant', () => {
     for (const ms of [0, 1, 999, Date.UTC(2026, 10, 22, 10, 15, 30, 123), Date.UTC(2099, 11, 31, 23, 59, 59, 999)]) {
       expect(parseInstant(formatInstant(ms))).toBe(ms);
