@@ -1,4 +1,6 @@
 // What the demo pushes, and what it expects to see for each order at the end.
+import { formatInstantSeconds } from '../wire/rfc3339';
+
 export interface DemoPush {
   reference: string;
   flow: string;
@@ -29,7 +31,7 @@ export function demoPushes(run: string): DemoPush[] {
 export function demoOrder(push: DemoPush): Record<string, unknown> {
   return {
     reference: push.reference,
-    initiated_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    initiated_at: formatInstantSeconds(Date.now()),
     reason: push.flow,
     type: 'CREDIT_TRANSFER',
     debtor: { name: 'Demo Debtor', iban: 'DE89370400440532013000' },
