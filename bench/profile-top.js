@@ -106,7 +106,7 @@ function printCosts(file, requests) {
   console.log(`${journal.toFixed(1).padStart(7)} µs  ${((journal / busy) * 100).toFixed(1).padStart(5)} %  of it the journal (capture, masking, its rows), across the classes above`);
 }
 
-module.exports = { top, costs, printCosts };
+module.exports = { top, costs, printCosts, ownerOf };
 
 if (require.main === module) {
   const file = process.argv[2];
