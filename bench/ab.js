@@ -11,9 +11,11 @@
 'use strict';
 const { pinSelf } = require('./lib/processes');
 const { parseServer, sideBySide } = require('./lib/side-by-side');
+const { option: textOption } = require('./lib/args');
 
 const USAGE = 'usage: node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000]';
-const option = (name, fallback) => Number((process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `=${fallback}`).split('=')[1]);
+
+const option = (name, fallback) => Number(textOption(name, fallback));
 const [FLOW, ...SPECS] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 async function main() {

@@ -3,25 +3,19 @@
 // run bench`, c=20, keep-alive), V8's sampling heap profiler on after a warm-up, dead objects included, then the
 // bytes allocated per request by function and by file, largest first. bench/gc.js gives the total and what the
 // collector does with it; this says where it comes from.
-//   node bench/allocations.js [create|status] [--server=bank|limit|required|lean] [--requests=20000] [--top=30]
+//   node bench/allocations.js [create|status] [--server=bank|limit|required|lean] [--requests=20000] [--connections=20] [--top=30]
 // BANK_ROOT samples another build of the Bank (its dist/), for a before/after comparison.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { LIMIT_SERVERS, pinSelf, freePort, startBank, startLimitServer, waitForAnswer, stop, tempDir } = require('./lib/processes');
-const { fetchToken } = require('./lib/signing');
-const { firePool, signedRequests } = require('./lib/signed-load');
+const { pinSelf, startServerUnderTest, tempDir } = require('./lib/processes');
+const { underSignedLoad } = require('./lib/signed-load');
 const { ownerOf } = require('./profile-top');
+const { loadTarget, option } = require('./lib/args');
 
-const ROOT = path.resolve(__dirname, '..');
-const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : ROOT;
-const option = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1];
-const FLOW = process.argv[2] === 'status' ? 'status' : 'create';
-const SERVER = option('server', 'bank');
-const REQUESTS = Number(option('requests', 20_000));
+const { flow: FLOW, server: SERVER, requests: REQUESTS, connections: CONNECTIONS, bankRoot: BANK_ROOT } = loadTarget(20_000);
 const TOP = Number(option('top', 30));
 const WARM_UP = 3000;
-const CONNECTIONS = 20;
 const SAMPLER = ['--require', path.join(__dirname, 'lib', 'allocation-sampler.js')];
 
 /** Self bytes summed by `keyOf(frame)` over the profile's call tree. */
@@ -54,21 +48,11 @@ async function main() {
   pinSelf();
   const dir = tempDir('bench-allocations-');
   const file = path.join(dir, 'allocations.heapprofile');
-  const port = await freePort();
-  const env = { ALLOCATION_PROFILE_FILE: file };
-  const child = SERVER === 'bank'
-    ? startBank(BANK_ROOT, port, tempDir('bench-allocations-data-'), { FAST_START: 'off', ...env }, SAMPLER)
-    : startLimitServer(port, tempDir('bench-allocations-data-'), { ...(LIMIT_SERVERS[SERVER] ?? LIMIT_SERVERS.limit), ...env }, SAMPLER);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
-  const token = SERVER === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
-  const { request } = await signedRequests(base, token, FLOW);
-  const warmUp = Array.from({ length: WARM_UP }, (_, index) => request(index));
-  const pool = Array.from({ length: REQUESTS }, (_, index) => request(WARM_UP + index));
-  await firePool(base, warmUp, CONNECTIONS);
-  process.kill(child.pid, 'SIGUSR2');
-  const result = await firePool(base, pool, CONNECTIONS);
-  await stop(child);
+  const { result } = await underSignedLoad({
+    server: SERVER, flow: FLOW, requests: REQUESTS, connections: CONNECTIONS, warmUp: WARM_UP,
+    afterWarmUp: (child) => process.kill(child.pid, 'SIGUSR2'),
+    start: (port) => startServerUnderTest(SERVER, BANK_ROOT, port, tempDir('bench-allocations-data-'), { ALLOCATION_PROFILE_FILE: file }, SAMPLER),
+  });
   if (!fs.existsSync(file)) throw new Error(`${SERVER} wrote no allocation profile (is ${SAMPLER[1]} loaded?)`);
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const byFunction = sums(profile, functionKey);

@@ -11,9 +11,9 @@
 const path = require('node:path');
 const { median, pinSelf, splitSpec } = require('./lib/processes');
 const { measureRun, prepareRun } = require('./outbound');
+const { option } = require('./lib/args');
 
 const USAGE = 'usage: node bench/outbound-ab.js unit|batch <A> <B> [--rounds=4] [--orders=20000] [--transport=mtls|http]';
-const option = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `=${fallback}`).split('=')[1];
 const [MODE, ...SPECS] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 /** What startSender takes for a sender named on the command line. */

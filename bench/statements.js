@@ -8,15 +8,12 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { pinSelf, freePort, startBank, waitForAnswer, stop, tempDir } = require('./lib/processes');
-const { fetchToken } = require('./lib/signing');
-const { firePool, signedRequests } = require('./lib/signed-load');
+const { pinSelf, startBank, tempDir } = require('./lib/processes');
+const { underSignedLoad } = require('./lib/signed-load');
+const { loadTarget, option } = require('./lib/args');
 
-const BANK_ROOT = process.env.BANK_ROOT ? path.resolve(process.env.BANK_ROOT) : path.resolve(__dirname, '..');
-const option = (name, fallback) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=${fallback}`).split('=')[1];
-const FLOW = process.argv[2] === 'status' ? 'status' : 'create';
-const REQUESTS = Number(option('requests', 30_000));
-const CONNECTIONS = Number(option('connections', 20));
+// Always the Bank: the limit servers' statements are not the question.
+const { flow: FLOW, requests: REQUESTS, connections: CONNECTIONS, bankRoot: BANK_ROOT } = loadTarget(30_000);
 const TOP = Number(option('top', 20));
 
 /** One line a statement: total, calls, per call, per request. */
@@ -34,18 +31,14 @@ async function main() {
   pinSelf();
   const dataDir = tempDir('bench-statements-');
   const timesFile = path.join(dataDir, 'statement-times.json');
-  const port = await freePort();
   const preload = ['--require', path.join(__dirname, 'lib', 'statement-timer.js')];
-  const child = startBank(BANK_ROOT, port, path.join(dataDir, 'data'), { STATEMENT_TIMES_FILE: timesFile }, preload);
-  const base = `http://127.0.0.1:${port}`;
-  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
-  const { request, seeded } = await signedRequests(base, await fetchToken(base), FLOW);
-  const pool = Array.from({ length: REQUESTS }, (_, index) => request(index));
-  const result = await firePool(base, pool, CONNECTIONS);
-  await stop(child);
+  const { result, before } = await underSignedLoad({
+    server: 'bank', flow: FLOW, requests: REQUESTS, connections: CONNECTIONS,
+    start: (port) => startBank(BANK_ROOT, port, path.join(dataDir, 'data'), { STATEMENT_TIMES_FILE: timesFile }, preload),
+  });
   console.log(`${FLOW} on the Bank, c=${CONNECTIONS}: ${Math.round(result.requests.total / result.duration)}/s with the timer, non-2xx ${result.non2xx}`);
   // Start-up, the token and the seeded orders are in the totals; at 30,000 requests they are under 1 %.
-  console.log(table(JSON.parse(fs.readFileSync(timesFile, 'utf8')), REQUESTS + seeded + 1));
+  console.log(table(JSON.parse(fs.readFileSync(timesFile, 'utf8')), REQUESTS + before));
 }
 
 main().catch((error) => {

@@ -146,6 +146,15 @@ function startLimitServer(port, dataDir, env, nodeFlags = []) {
   return start(process.execPath, [...nodeFlags, LIMIT_SERVER], { cwd: ROOT, env: { PORT: String(port), DATA_DIR: dataDir, ...env } });
 }
 
+/**
+ * The server a profiling tool looks at (`server`: bank, or a LIMIT_SERVERS name), with `env` and `nodeFlags` (a
+ * profiler or a preload). The Bank runs from its modules, not the bundle, so that profiles name each file.
+ */
+function startServerUnderTest(server, bankRoot, port, dataDir, env = {}, nodeFlags = []) {
+  if (server === 'bank') return startBank(bankRoot, port, dataDir, { FAST_START: 'off', ...env }, nodeFlags);
+  return startLimitServer(port, dataDir, { ...(LIMIT_SERVERS[server] ?? LIMIT_SERVERS.limit), ...env }, nodeFlags);
+}
+
 async function stop(child) {
   try {
     process.kill(-child.pid, 'SIGTERM');
@@ -188,6 +197,7 @@ function median(values) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 module.exports = {
+  startServerUnderTest,
   CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
   stop, median, sleep, tempDir, splitSpec,
 };

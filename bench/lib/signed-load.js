@@ -1,7 +1,9 @@
-// The signed load that profile.js and gc.js send: pre-signed requests, each sent once, over keep-alive.
+// The signed load that profile.js, statements.js, allocations.js and gc.js send: pre-signed requests, each sent
+// once, over keep-alive.
 'use strict';
 const autocannon = require('autocannon');
-const { signedCreate, signedStatus } = require('./signing');
+const { freePort, stop, waitForAnswer } = require('./processes');
+const { fetchToken, signedCreate, signedStatus } = require('./signing');
 
 /** Sends each request of `pool` once, `connections` at a time, without pipelining. */
 function firePool(base, pool, connections) {
@@ -21,4 +23,30 @@ async function signedRequests(base, token, flow) {
   return { request: (index) => signedStatus(token, references[index % references.length]), seeded: references.length };
 }
 
-module.exports = { firePool, signedRequests };
+/**
+ * A server under this load, as the profiling tools look at one: `start(port)` launches it (`server`: bank, or a limit
+ * server, which ignores the token), `warmUp` requests go first, then `afterWarmUp(child)` runs, then the `requests`
+ * measured, all at c=`connections` and signed beforehand (so no idle pause falls between warm-up and load). The
+ * server is stopped before this answers the load's result and `before`: the requests it took ahead of the measured
+ * ones (the token, the seeded orders, the warm-up), for figures per request over the whole process.
+ */
+async function underSignedLoad({ server, flow, requests, connections = 20, warmUp = 0, afterWarmUp = () => undefined, start }) {
+  const port = await freePort();
+  const child = start(port);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
+    const token = server === 'bank' ? await fetchToken(base) : 'x'.repeat(400);
+    const { request, seeded } = await signedRequests(base, token, flow);
+    const warm = Array.from({ length: warmUp }, (_, index) => request(index));
+    const pool = Array.from({ length: requests }, (_, index) => request(warmUp + index));
+    if (warm.length > 0) await firePool(base, warm, connections);
+    await afterWarmUp(child);
+    const result = await firePool(base, pool, connections);
+    return { result, before: seeded + warmUp + (server === 'bank' ? 1 : 0) };
+  } finally {
+    await stop(child);
+  }
+}
+
+module.exports = { firePool, signedRequests, underSignedLoad };
