@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pinSelf, startServerUnderTest, tempDir } = require('./lib/processes');
 const { underSignedLoad } = require('./lib/signed-load');
-const { ownerOf } = require('./profile-top');
+const { frameKey, ownerOf } = require('./profile-top');
 const { loadTarget, option } = require('./lib/args');
 
 const { flow: FLOW, server: SERVER, requests: REQUESTS, connections: CONNECTIONS, bankRoot: BANK_ROOT } = loadTarget(20_000);
@@ -32,11 +32,6 @@ function sums(profile, keyOf) {
   return { all, rows: [...totals].sort((a, b) => b[1] - a[1]) };
 }
 
-function functionKey(frame) {
-  const owner = ownerOf(frame.url);
-  return `${frame.functionName || '(anonymous)'}  ${owner}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
-}
-
 function print(title, { all, rows }, requests) {
   console.log(`\n${title}`);
   for (const [key, bytes] of rows.slice(0, TOP)) {
@@ -55,7 +50,7 @@ async function main() {
   });
   if (!fs.existsSync(file)) throw new Error(`${SERVER} wrote no allocation profile (is ${SAMPLER[1]} loaded?)`);
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const byFunction = sums(profile, functionKey);
+  const byFunction = sums(profile, frameKey);
   console.log(`${FLOW} on ${SERVER}, c=${CONNECTIONS}: ${REQUESTS} requests sampled after ${WARM_UP} of warm-up, non-2xx ${result.non2xx}`);
   console.log(`allocated: ${Math.round(byFunction.all / REQUESTS)} B a request (sampled; bench/gc.js counts V8's own total)`);
   print('allocated a request, by function', byFunction, REQUESTS);

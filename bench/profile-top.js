@@ -21,6 +21,11 @@ function ownerOf(url) {
   return relative.startsWith('..') && file.includes('/dist/') ? file.slice(file.lastIndexOf('/dist/') + 1) : relative;
 }
 
+/** A frame as the tables name it: function, owner and line. */
+function frameKey(frame) {
+  return `${frame.functionName || '(anonymous)'}  ${ownerOf(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+}
+
 function selfTimes(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map();
@@ -38,8 +43,7 @@ function top(file, { limit = 25, by = 'function' } = {}) {
   const sums = new Map();
   for (const [id, us] of selfUs) {
     const frame = byId.get(id).callFrame;
-    const owner = ownerOf(frame.url);
-    const key = by === 'file' ? owner : `${frame.functionName || '(anonymous)'}  ${owner}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    const key = by === 'file' ? ownerOf(frame.url) : frameKey(frame);
     sums.set(key, (sums.get(key) ?? 0) + us);
   }
   const rows = [...sums].sort((a, b) => b[1] - a[1]).slice(0, limit);
@@ -106,7 +110,7 @@ function printCosts(file, requests) {
   console.log(`${journal.toFixed(1).padStart(7)} µs  ${((journal / busy) * 100).toFixed(1).padStart(5)} %  of it the journal (capture, masking, its rows), across the classes above`);
 }
 
-module.exports = { top, costs, printCosts, ownerOf };
+module.exports = { top, costs, printCosts, ownerOf, frameKey };
 
 if (require.main === module) {
   const file = process.argv[2];

@@ -6,7 +6,8 @@ const fs = require('node:fs');
 const inspector = require('node:inspector');
 
 const OUT = process.env.ALLOCATION_PROFILE_FILE;
-const INTERVAL_B = Number(process.env.ALLOCATION_SAMPLE_B ?? 1024);
+// One sample about every KiB allocated: a create's ~38 KB gives ~37 samples, enough over 20,000 requests.
+const INTERVAL_B = 1024;
 const session = new inspector.Session();
 session.connect();
 let sampling = false;

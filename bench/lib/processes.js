@@ -197,7 +197,6 @@ function median(values) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 module.exports = {
-  startServerUnderTest,
-  CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
+  CORES, LIMIT_SERVERS, bankArgs, bankEnv, pinSelf, freePort, start, startBank, startLimitServer, startServerUnderTest, waitForAnswer, treeRssMb, cpuMicros, mainThreadCpuMicros,
   stop, median, sleep, tempDir, splitSpec,
 };
