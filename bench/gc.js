@@ -5,9 +5,8 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { bankArgs, bankEnv, pinSelf, freePort, start, waitForAnswer, stop, tempDir } = require('./lib/processes');
-const { fetchToken } = require('./lib/signing');
-const { firePool, signedRequests } = require('./lib/signed-load');
+const { bankArgs, bankEnv, pinSelf, start, tempDir } = require('./lib/processes');
+const { underSignedLoad } = require('./lib/signed-load');
 
 const ROOT = process.env.BANK_ROOT || path.join(__dirname, '..');
 const WARM_UP = 3000;
@@ -43,23 +42,23 @@ async function main() {
   const flow = process.argv[2] === 'status' ? 'status' : 'create';
   const requests = Number(process.argv[3] ?? 20_000);
   pinSelf();
-  const port = await freePort();
   const trace = path.join(tempDir('bench-gc-'), 'trace.txt');
-  const env = bankEnv(port, tempDir('bench-gc-data-'));
-  // The trace goes to stdout, which the bench's start() discards: a shell sends it to a file instead.
-  const child = start('/bin/sh', ['-c', `exec "${process.execPath}" ${bankArgs(ROOT, ['--trace-gc-nvp']).map((arg) => `"${arg}"`).join(' ')} > "${trace}"`], { cwd: ROOT, env });
-  const base = `http://127.0.0.1:${port}`;
-  await waitForAnswer(`${base}/readyz`, performance.now(), { wantStatus: 200 });
-  const token = await fetchToken(base);
-  const { request } = await signedRequests(base, token, flow);
-  // Signed before the warm-up, so that no idle pause falls between warm-up and load (lib/side-by-side.js).
-  const warmUp = Array.from({ length: WARM_UP }, (_, index) => request(index));
-  const pool = Array.from({ length: requests }, (_, index) => request(WARM_UP + index));
-  await firePool(base, warmUp, CONNECTIONS);
-  const measuredFrom = fs.readFileSync(trace, 'utf8').split('\n').length - 1;
-  const result = await firePool(base, pool, CONNECTIONS);
-  const lines = fs.readFileSync(trace, 'utf8').split('\n').slice(measuredFrom);
-  await stop(child);
+  const dataDir = tempDir('bench-gc-data-');
+  const traceLines = () => fs.readFileSync(trace, 'utf8').split('\n');
+  let measuredFrom = 0;
+  let lines = [];
+  const { result } = await underSignedLoad({
+    server: 'bank', flow, requests, connections: CONNECTIONS, warmUp: WARM_UP,
+    afterWarmUp: () => {
+      measuredFrom = traceLines().length - 1;
+    },
+    // Read before the stop, so that nothing the shutdown does is counted.
+    afterLoad: () => {
+      lines = traceLines().slice(measuredFrom);
+    },
+    // The trace goes to stdout, which the bench's start() discards: a shell sends it to a file instead.
+    start: (port) => start('/bin/sh', ['-c', `exec "${process.execPath}" ${bankArgs(ROOT, ['--trace-gc-nvp']).map((arg) => `"${arg}"`).join(' ')} > "${trace}"`], { cwd: ROOT, env: bankEnv(port, dataDir) }),
+  });
   const failed = result.non2xx + result.errors;
   console.log(JSON.stringify({ flow, ...summarise(lines, requests), non2xx: result.non2xx, errors: result.errors }));
   if (failed > 0) process.exitCode = 1;

@@ -26,11 +26,12 @@ async function signedRequests(base, token, flow) {
 /**
  * A server under this load, as the profiling tools look at one: `start(port)` launches it (`server`: bank, or a limit
  * server, which ignores the token), `warmUp` requests go first, then `afterWarmUp(child)` runs, then the `requests`
- * measured, all at c=`connections` and signed beforehand (so no idle pause falls between warm-up and load). The
- * server is stopped before this answers the load's result and `before`: the requests it took ahead of the measured
- * ones (the token, the seeded orders, the warm-up), for figures per request over the whole process.
+ * measured, then `afterLoad(child)`, all at c=`connections` and signed beforehand (so no idle pause falls between
+ * warm-up and load). The server is stopped before this answers the load's result and `before`: the requests it took
+ * ahead of the measured ones (the token, the seeded orders, the warm-up), for figures per request over the whole
+ * process.
  */
-async function underSignedLoad({ server, flow, requests, connections = 20, warmUp = 0, afterWarmUp = () => undefined, start }) {
+async function underSignedLoad({ server, flow, requests, connections = 20, warmUp = 0, afterWarmUp = () => undefined, afterLoad = () => undefined, start }) {
   const port = await freePort();
   const child = start(port);
   try {
@@ -43,6 +44,7 @@ async function underSignedLoad({ server, flow, requests, connections = 20, warmU
     if (warm.length > 0) await firePool(base, warm, connections);
     await afterWarmUp(child);
     const result = await firePool(base, pool, connections);
+    await afterLoad(child);
     return { result, before: seeded + warmUp + (server === 'bank' ? 1 : 0) };
   } finally {
     await stop(child);
