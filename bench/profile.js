@@ -27,7 +27,7 @@ async function main() {
     start: (port) => startServerUnderTest(SERVER, BANK_ROOT, port, tempDir('bench-profile-'), {}, profiling),
   });
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-  console.log(`${FLOW} on ${SERVER}, c=${CONNECTIONS}: ${Math.round(result.requests.total / result.duration)}/s under the profiler, non-2xx ${result.non2xx}`);
+  console.log(`${FLOW} on ${SERVER}, c=${CONNECTIONS}: ${Math.round(result.requests.total / result.seconds)}/s under the profiler, non-2xx ${result.non2xx}`);
   for (const by of ['function', 'file']) {
     const { totalMs, rows } = top(path.join(profileDir, file), { limit: by === 'function' ? 30 : 20, by });
     console.log(`\nself time by ${by} (${totalMs.toFixed(0)} ms sampled), ${path.relative(ROOT, path.join(profileDir, file))}`);

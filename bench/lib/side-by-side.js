@@ -2,6 +2,9 @@
 // load at the same time, so that whatever slows the machine down slows both alike. One server measured after the
 // other moves by ±20 % between runs a minute apart on a shared machine; the ratio of two measured together stays
 // within a few per cent from round to round (bench/README.md, session 13). Used by ab.js and `npm run bench`.
+// `alone` runs the same rounds one server after the other instead, each alone on the server core as in `npm run
+// bench`'s throughput runs: that reads throughput as well as CPU, and shows what sharing the core costs each side
+// (caches, switches), at the price of far more noise from round to round.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -39,8 +42,17 @@ async function launch(server, flow) {
   }
 }
 
-/** Both servers at once: a warm-up, then the measured load; answers each one's CPU µs a request (all threads, main thread). */
-async function round(flow, servers, { requests, connections, warmUp }) {
+/**
+ * Servers started together (`together`: both at once; else one at a time, each stopped before the next starts): a
+ * warm-up, then the measured load; answers each one's CPU µs a request (all threads, main thread) and requests a
+ * second to its last answer.
+ */
+async function round(flow, servers, { requests, connections, warmUp, together = true }) {
+  if (!together) {
+    const measured = [];
+    for (const server of servers) measured.push(...(await round(flow, [server], { requests, connections, warmUp })));
+    return measured;
+  }
   const running = [];
   try {
     for (const server of servers) running.push(await launch(server, flow));
@@ -56,7 +68,8 @@ async function round(flow, servers, { requests, connections, warmUp }) {
     return running.map((one, index) => {
       const refused = results[index].non2xx + results[index].errors;
       if (refused > 0) throw new Error(`${servers[index].spec}: ${refused} requests refused or failed`);
-      return { all: (after[index].all - before[index].all) / requests, main: (after[index].main - before[index].main) / requests };
+      const all = (after[index].all - before[index].all) / requests;
+      return { all, main: (after[index].main - before[index].main) / requests, rps: requests / results[index].seconds };
     });
   } finally {
     for (const one of running) {
@@ -67,27 +80,31 @@ async function round(flow, servers, { requests, connections, warmUp }) {
 }
 
 /**
- * `rounds` rounds of A and B side by side, each starting both afresh (which one starts first alternates).
- * Answers the CPU µs a request of each per round (microsA, microsB: all threads; mainA, mainB: the main thread),
- * B ÷ A per round, and the medians.
+ * `rounds` rounds of A and B side by side (`alone`: one after the other), each starting both afresh (which one
+ * starts first alternates). Answers the CPU µs a request of each per round (microsA, microsB: all threads; mainA,
+ * mainB: the main thread), B ÷ A per round, and the medians; with `alone`, also B's throughput over A's per round
+ * (rpsRatios: meaningless side by side, where both share the core) and its median.
  */
-async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, connections = 10, warmUp = 3_000, onRound = () => undefined } = {}) {
+async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, connections = 10, warmUp = 3_000, alone = false, onRound = () => undefined } = {}) {
   const [a, b] = [specA, specB].map(parseServer);
   const measured = { a: [], b: [] };
   const ratios = [];
-  const options = { requests, connections, warmUp };
+  const rpsRatios = [];
+  const options = { requests, connections, warmUp, together: !alone };
   for (let index = 0; index < rounds; index += 1) {
     const [first, second] = index % 2 === 0 ? await round(flow, [a, b], options) : (await round(flow, [b, a], options)).reverse();
     measured.a.push(first);
     measured.b.push(second);
     ratios.push(second.all / first.all);
-    onRound({ round: index + 1, a: first.all, b: second.all, mainA: first.main, mainB: second.main, ratio: second.all / first.all });
+    rpsRatios.push(second.rps / first.rps);
+    onRound({ round: index + 1, a: first.all, b: second.all, mainA: first.main, mainB: second.main, ratio: second.all / first.all, rpsA: first.rps, rpsB: second.rps });
   }
   const all = (side) => measured[side].map((one) => one.all);
   const main = (side) => measured[side].map((one) => one.main);
   return {
     microsA: all('a'), microsB: all('b'), mainA: main('a'), mainB: main('b'), ratios,
     medianA: median(all('a')), medianB: median(all('b')), medianMainA: median(main('a')), medianMainB: median(main('b')), medianRatio: median(ratios),
+    ...(alone ? { rpsRatios, medianRpsRatio: median(rpsRatios) } : {}),
   };
 }
 

@@ -5,10 +5,18 @@ const autocannon = require('autocannon');
 const { freePort, stop, waitForAnswer } = require('./processes');
 const { fetchToken, signedCreate, signedStatus } = require('./signing');
 
-/** Sends each request of `pool` once, `connections` at a time, without pipelining. */
-function firePool(base, pool, connections) {
+/**
+ * Sends each request of `pool` once, `connections` at a time, without pipelining. Answers autocannon's result and
+ * `seconds`, from the first request to the last answer: autocannon's own duration, given an amount, ends on its
+ * one-second tick (20,000 requests at 3,500/s would read 3,333/s).
+ */
+async function firePool(base, pool, connections) {
   let next = 0;
-  return autocannon({ url: base, connections, pipelining: 1, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+  const startedAt = performance.now();
+  let lastAnswerAt = startedAt;
+  const request = { setupRequest: (req) => ({ ...req, ...pool[next++] }), onResponse: () => void (lastAnswerAt = performance.now()) };
+  const result = await autocannon({ url: base, connections, pipelining: 1, amount: pool.length, requests: [request] });
+  return { ...result, seconds: (lastAnswerAt - startedAt) / 1000 };
 }
 
 /**

@@ -26,6 +26,19 @@ describe('bench/ab.js', () => {
     expect(stdout).toMatch(/^B ÷ A: [\d.]+ [\d.]+; median [\d.]+$/m);
   }, 150_000);
 
+  it('with --alone runs them one after the other and prints their throughput over the same rounds', async () => {
+    const { stdout } = await run(process.execPath, [AB, 'create', 'required', 'bank', '--alone', '--rounds=2', '--requests=300', '--warm-up=100', '--connections=4'], { timeout: 120_000 });
+    const rounds = [...stdout.matchAll(/^round (\d): A [\d.]+ µs .* B ÷ A [\d.]+; alone A (\d+)\/s, B (\d+)\/s, B ÷ A ([\d.]+)$/gm)];
+    expect(rounds.map((round) => round[1])).toEqual(['1', '2']);
+    for (const [, , rpsA, rpsB, ratio] of rounds) {
+      expect(Number(rpsA)).toBeGreaterThan(0);
+      expect(Number(ratio)).toBeCloseTo(Number(rpsB) / Number(rpsA), 2);
+    }
+    const ratios = rounds.map((round) => Number(round[4]));
+    const median = /^B ÷ A throughput: [\d.]+ [\d.]+; median ([\d.]+)$/m.exec(stdout);
+    expect(Number(median?.[1])).toBeCloseTo((ratios[0] + ratios[1]) / 2, 2);
+  }, 150_000);
+
   it('refuses a server it does not know, and a missing flow', async () => {
     await expect(run(process.execPath, [AB, 'create', 'required', 'wiremock'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unknown server "wiremock"') });
     await expect(run(process.execPath, [AB, 'required', 'bank'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage: node bench/ab.js') });
