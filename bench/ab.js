@@ -3,19 +3,21 @@
 // server core and take the same signed load at the same time, so that whatever slows this machine down slows both
 // alike. Use it to decide whether a change helps: one server measured after the other cannot show a change under
 // ~20 % here.
-//   node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000] [--alone]
+//   node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000] [--alone] [--neighbour]
 // A and B are `bank`, `bank:<dir>` (another build: its dist/), `limit`, `limit-http` or `required` (the limit
 // servers), each with optional environment after `?`: `bank?JOURNAL=off`, `bank:/tmp/other?FAST_START=off`. The
 // Bank starts as `npm start` starts it (its package.json's flags). Prints B's CPU a request over A's, per round
 // and the median, with the part of it on the main thread. `--alone` runs each round's two servers one after the
 // other, each alone on the server core as in `npm run bench`, and prints their throughput ratio as well: a check
-// on what sharing the core does to the side-by-side figure, far noisier from round to round.
+// on what sharing the core does to the side-by-side figure, far noisier from round to round. `--neighbour` runs
+// lib/cache-neighbour.js on the server core throughout: a slow phase of this machine, on demand.
 'use strict';
-const { pinSelf } = require('./lib/processes');
+const path = require('node:path');
+const { pinSelf, start, stop } = require('./lib/processes');
 const { parseServer, sideBySide } = require('./lib/side-by-side');
 const { option: textOption } = require('./lib/args');
 
-const USAGE = 'usage: node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000] [--alone]';
+const USAGE = 'usage: node bench/ab.js create|status <A> <B> [--rounds=5] [--requests=10000] [--connections=10] [--warm-up=3000] [--alone] [--neighbour]';
 
 const option = (name, fallback) => Number(textOption(name, fallback));
 const [FLOW, ...SPECS] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
@@ -29,6 +31,7 @@ async function main() {
   pinSelf();
   const alone = process.argv.includes('--alone');
   const rate = (rpsA, rpsB) => (alone ? `; alone A ${Math.round(rpsA)}/s, B ${Math.round(rpsB)}/s, B ÷ A ${(rpsB / rpsA).toFixed(3)}` : '');
+  const neighbour = process.argv.includes('--neighbour') ? start(process.execPath, [path.join(__dirname, 'lib', 'cache-neighbour.js')]) : null;
   const result = await sideBySide(FLOW, SPECS[0], SPECS[1], {
     rounds: option('rounds', 5),
     requests: option('requests', 10_000),
@@ -37,7 +40,7 @@ async function main() {
     alone,
     onRound: ({ round, a, b, mainA, mainB, ratio, rpsA, rpsB }) =>
       console.log(`round ${round}: A ${a.toFixed(1)} µs (main thread ${mainA.toFixed(1)}), B ${b.toFixed(1)} µs (main thread ${mainB.toFixed(1)}) a ${FLOW}, B ÷ A ${ratio.toFixed(3)}${rate(rpsA, rpsB)}`),
-  });
+  }).finally(() => neighbour && stop(neighbour));
   // A large gap between all threads and the main thread is V8's background work: recompiling, concurrent marking.
   console.log(`A ${SPECS[0]}: median ${result.medianA.toFixed(1)} µs a ${FLOW}, main thread ${result.medianMainA.toFixed(1)}`);
   console.log(`B ${SPECS[1]}: median ${result.medianB.toFixed(1)} µs a ${FLOW}, main thread ${result.medianMainB.toFixed(1)}`);

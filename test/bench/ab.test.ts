@@ -2,10 +2,23 @@
 // short real run (the built Bank beside the required-rows server) checks that both take the load and that the ratio it
 // prints is B over A; a server it does not know is refused before anything starts.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+
+/** The pids of running bench/lib/cache-neighbour.js processes. */
+function neighbours(): string[] {
+  return fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('cache-neighbour.js');
+    } catch {
+      return false;
+    }
+  });
+}
+
 const AB = path.resolve(__dirname, '../../bench/ab.js');
 
 describe('bench/ab.js', () => {
@@ -27,7 +40,9 @@ describe('bench/ab.js', () => {
   }, 150_000);
 
   it('with --alone runs them one after the other and prints their throughput over the same rounds', async () => {
-    const { stdout } = await run(process.execPath, [AB, 'create', 'required', 'bank', '--alone', '--rounds=2', '--requests=300', '--warm-up=100', '--connections=4'], { timeout: 120_000 });
+    // With the noisy neighbour too: it must be gone once the A/B is over.
+    const { stdout } = await run(process.execPath, [AB, 'create', 'required', 'bank', '--alone', '--neighbour', '--rounds=2', '--requests=300', '--warm-up=100', '--connections=4'], { timeout: 120_000 });
+    expect(neighbours()).toEqual([]);
     const rounds = [...stdout.matchAll(/^round (\d): A [\d.]+ µs .* B ÷ A [\d.]+; alone A (\d+)\/s, B (\d+)\/s, B ÷ A ([\d.]+)$/gm)];
     expect(rounds.map((round) => round[1])).toEqual(['1', '2']);
     for (const [, , rpsA, rpsB, ratio] of rounds) {
