@@ -11,9 +11,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
+const { timedLoad } = require('./lib/signed-load');
 const { goalsOf, printGoals, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF } = require('./lib/goals');
 const { printTable } = require('./lib/table');
 
@@ -95,19 +95,11 @@ async function measureStartup(target) {
   return { startupMs: median(times), idleRssMb: median(rss) };
 }
 
-/**
- * One autocannon run. With `amount`, autocannon stops on its one-second tick after the last answer, so its own
- * duration rounds up to whole seconds (20,000 requests at 3,500/s would read 3,333/s): the rate is taken from our
- * own clock, from the start to the last answer.
- */
+/** One autocannon run (lib/signed-load.js's timedLoad: with `amount`, timed to the last answer), as the tables show it. */
 async function load(url, options) {
-  const startedAt = performance.now();
-  let lastAnswerAt = startedAt;
-  const requests = options.requests?.map((request) => ({ ...request, onResponse: () => void (lastAnswerAt = performance.now()) }));
-  const result = await autocannon({ url, pipelining: 1, ...options, ...(requests ? { requests } : {}) });
-  const seconds = options.amount ? (lastAnswerAt - startedAt) / 1000 : result.duration;
+  const result = await timedLoad({ url, ...options });
   return {
-    rps: Math.round(result.requests.total / seconds),
+    rps: Math.round(result.requests.total / result.seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

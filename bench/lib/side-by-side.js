@@ -68,8 +68,7 @@ async function round(flow, servers, { requests, connections, warmUp, together = 
     return running.map((one, index) => {
       const refused = results[index].non2xx + results[index].errors;
       if (refused > 0) throw new Error(`${servers[index].spec}: ${refused} requests refused or failed`);
-      const all = (after[index].all - before[index].all) / requests;
-      return { all, main: (after[index].main - before[index].main) / requests, rps: requests / results[index].seconds };
+      return { all: (after[index].all - before[index].all) / requests, main: (after[index].main - before[index].main) / requests, rps: requests / results[index].seconds };
     });
   } finally {
     for (const one of running) {

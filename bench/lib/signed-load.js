@@ -6,17 +6,23 @@ const { freePort, stop, waitForAnswer } = require('./processes');
 const { fetchToken, signedCreate, signedStatus } = require('./signing');
 
 /**
- * Sends each request of `pool` once, `connections` at a time, without pipelining. Answers autocannon's result and
- * `seconds`, from the first request to the last answer: autocannon's own duration, given an amount, ends on its
- * one-second tick (20,000 requests at 3,500/s would read 3,333/s).
+ * One autocannon run, answering its result and `seconds`: with `amount`, from the first request to the last answer
+ * (every request of `options.requests` is timed), else autocannon's own duration. Why: with `amount`, autocannon
+ * stops on its one-second tick after the last answer, so its duration rounds up to whole seconds (20,000 requests
+ * at 3,500/s would read 3,333/s).
  */
-async function firePool(base, pool, connections) {
-  let next = 0;
+async function timedLoad(options) {
   const startedAt = performance.now();
   let lastAnswerAt = startedAt;
-  const request = { setupRequest: (req) => ({ ...req, ...pool[next++] }), onResponse: () => void (lastAnswerAt = performance.now()) };
-  const result = await autocannon({ url: base, connections, pipelining: 1, amount: pool.length, requests: [request] });
-  return { ...result, seconds: (lastAnswerAt - startedAt) / 1000 };
+  const requests = options.requests?.map((request) => ({ ...request, onResponse: () => void (lastAnswerAt = performance.now()) }));
+  const result = await autocannon({ pipelining: 1, ...options, ...(requests ? { requests } : {}) });
+  return { ...result, seconds: options.amount ? (lastAnswerAt - startedAt) / 1000 : result.duration };
+}
+
+/** Sends each request of `pool` once, `connections` at a time, without pipelining (timedLoad's result). */
+function firePool(base, pool, connections) {
+  let next = 0;
+  return timedLoad({ url: base, connections, amount: pool.length, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
 }
 
 /**
@@ -59,4 +65,4 @@ async function underSignedLoad({ server, flow, requests, connections = 20, warmU
   }
 }
 
-module.exports = { firePool, signedRequests, underSignedLoad };
+module.exports = { firePool, signedRequests, timedLoad, underSignedLoad };
