@@ -30,7 +30,7 @@ async function main() {
   SPECS.forEach(parseServer); // refuses an unknown server before anything starts
   pinSelf();
   const alone = process.argv.includes('--alone');
-  const rate = (rpsA, rpsB) => (alone ? `; alone A ${Math.round(rpsA)}/s, B ${Math.round(rpsB)}/s, B ÷ A ${(rpsB / rpsA).toFixed(3)}` : '');
+  const rate = (rpsA, rpsB, rpsRatio) => (alone ? `; alone A ${Math.round(rpsA)}/s, B ${Math.round(rpsB)}/s, B ÷ A ${rpsRatio.toFixed(3)}` : '');
   const neighbour = process.argv.includes('--neighbour') ? start(process.execPath, [path.join(__dirname, 'lib', 'cache-neighbour.js')]) : null;
   const result = await sideBySide(FLOW, SPECS[0], SPECS[1], {
     rounds: option('rounds', 5),
@@ -38,8 +38,8 @@ async function main() {
     connections: option('connections', 10),
     warmUp: option('warm-up', 3_000),
     alone,
-    onRound: ({ round, a, b, mainA, mainB, ratio, rpsA, rpsB }) =>
-      console.log(`round ${round}: A ${a.toFixed(1)} µs (main thread ${mainA.toFixed(1)}), B ${b.toFixed(1)} µs (main thread ${mainB.toFixed(1)}) a ${FLOW}, B ÷ A ${ratio.toFixed(3)}${rate(rpsA, rpsB)}`),
+    onRound: ({ round, a, b, mainA, mainB, ratio, rpsA, rpsB, rpsRatio }) =>
+      console.log(`round ${round}: A ${a.toFixed(1)} µs (main thread ${mainA.toFixed(1)}), B ${b.toFixed(1)} µs (main thread ${mainB.toFixed(1)}) a ${FLOW}, B ÷ A ${ratio.toFixed(3)}${rate(rpsA, rpsB, rpsRatio)}`),
   }).finally(() => neighbour && stop(neighbour));
   // A large gap between all threads and the main thread is V8's background work: recompiling, concurrent marking.
   console.log(`A ${SPECS[0]}: median ${result.medianA.toFixed(1)} µs a ${FLOW}, main thread ${result.medianMainA.toFixed(1)}`);

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { CORES, pinSelf, freePort, start, startBank, startLimitServer, waitForAnswer, treeRssMb, stop, median, sleep, tempDir } = require('./lib/processes');
 const { fetchToken, signedCreate, signedStatus } = require('./lib/signing');
-const { timedLoad } = require('./lib/signed-load');
+const { firePool, timedLoad } = require('./lib/signed-load');
 const { goalsOf, printGoals, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF } = require('./lib/goals');
 const { printTable } = require('./lib/table');
 
@@ -97,7 +97,11 @@ async function measureStartup(target) {
 
 /** One autocannon run (lib/signed-load.js's timedLoad: with `amount`, timed to the last answer), as the tables show it. */
 async function load(url, options) {
-  const result = await timedLoad({ url, ...options });
+  return figures(await timedLoad({ url, ...options }));
+}
+
+/** What the tables show of a timed autocannon run. */
+function figures(result) {
   return {
     rps: Math.round(result.requests.total / result.seconds),
     p50: result.latency.p50,
@@ -132,9 +136,8 @@ async function createRun(target, connections, extraEnv = {}, { rss = false } = {
   const base = `http://127.0.0.1:${port}`;
   if (target.kind === 'bank') bankToken = await fetchToken(base);
   const pool = Array.from({ length: CREATE_REQUESTS }, () => signedCreate(bankToken));
-  let next = 0;
-  await load(base, { connections, amount: 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] }); // warm-up
-  const result = await load(base, { connections, amount: CREATE_REQUESTS - 2000, requests: [{ setupRequest: (req) => ({ ...req, ...pool[next++] }) }] });
+  await firePool(base, pool.slice(0, 2000), connections); // warm-up
+  const result = figures(await firePool(base, pool.slice(2000), connections));
   if (rss) {
     result.rssAfterLoadMb = treeRssMb(child.pid);
     await sleep(RSS_SETTLE_S * 1000);

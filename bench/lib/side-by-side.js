@@ -94,9 +94,11 @@ async function sideBySide(flow, specA, specB, { rounds = 5, requests = 10_000, c
     const [first, second] = index % 2 === 0 ? await round(flow, [a, b], options) : (await round(flow, [b, a], options)).reverse();
     measured.a.push(first);
     measured.b.push(second);
-    ratios.push(second.all / first.all);
-    rpsRatios.push(second.rps / first.rps);
-    onRound({ round: index + 1, a: first.all, b: second.all, mainA: first.main, mainB: second.main, ratio: second.all / first.all, rpsA: first.rps, rpsB: second.rps });
+    const ratio = second.all / first.all;
+    const rpsRatio = second.rps / first.rps;
+    ratios.push(ratio);
+    rpsRatios.push(rpsRatio);
+    onRound({ round: index + 1, a: first.all, b: second.all, mainA: first.main, mainB: second.main, ratio, rpsA: first.rps, rpsB: second.rps, rpsRatio });
   }
   const all = (side) => measured[side].map((one) => one.all);
   const main = (side) => measured[side].map((one) => one.main);
