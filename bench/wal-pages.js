@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const Database = require('better-sqlite3');
-const { pinSelf, startServerUnderTest, tempDir, sleep } = require('./lib/processes');
+const { median, pinSelf, startServerUnderTest, tempDir, sleep } = require('./lib/processes');
 const { underSignedLoad } = require('./lib/signed-load');
 const { loadTarget } = require('./lib/args');
 
@@ -67,6 +67,11 @@ function framesByOwner(commits, owners) {
   return [...counts.entries()].sort((a, b) => b[1] - a[1]);
 }
 
+/** The database file a WAL belongs to: its name without `-wal`. */
+function databaseOf(walFile) {
+  return walFile.slice(0, -'-wal'.length);
+}
+
 function walFileIn(dir) {
   const name = fs.readdirSync(dir).find((file) => file.endsWith('.sqlite-wal'));
   if (!name) throw new Error(`no SQLite WAL in ${dir}`);
@@ -75,9 +80,8 @@ function walFileIn(dir) {
 
 /** A copy of the database with its WAL, opened: SQLite takes the WAL in as it opens, and dbstat names every page. */
 function ownersAfter(walFile, copyDir) {
-  const databaseFile = walFile.slice(0, -'-wal'.length);
   const copy = path.join(copyDir, 'copy.sqlite');
-  fs.copyFileSync(databaseFile, copy);
+  fs.copyFileSync(databaseOf(walFile), copy);
   fs.copyFileSync(walFile, `${copy}-wal`);
   const db = new Database(copy, { readonly: true });
   try {
@@ -89,7 +93,7 @@ function ownersAfter(walFile, copyDir) {
 
 /** The next writer starts the WAL afresh: every frame in it from now on is the measured requests'. */
 function restartWal(dataDir) {
-  const db = new Database(walFileIn(dataDir).slice(0, -'-wal'.length));
+  const db = new Database(databaseOf(walFileIn(dataDir)));
   try {
     db.pragma('busy_timeout = 5000');
     const [{ busy }] = db.pragma('wal_checkpoint(RESTART)');
@@ -127,8 +131,8 @@ async function main() {
   const owners = ownersAfter(walFileIn(dataDir), workDir);
   const perRequest = (count) => (count / requests).toFixed(2).padStart(6);
   console.log(`${flow} on ${server}, c=${connections}: ${requests} requests measured (${result.non2xx} non-2xx), ${commits.length} commits, ${frames} frames of ${pageSize} bytes: ${(frames / requests).toFixed(2)} a request, ${((2 * frames) / requests).toFixed(2)} write calls`);
-  const sizes = commits.map((pages) => pages.length).sort((a, b) => a - b);
-  if (sizes.length > 0) console.log(`frames a commit: median ${sizes[Math.floor(sizes.length / 2)]}, largest ${sizes[sizes.length - 1]}`);
+  const sizes = commits.map((pages) => pages.length);
+  if (sizes.length > 0) console.log(`frames a commit: median ${median(sizes)}, largest ${Math.max(...sizes)}`);
   const laps = lapOf(wal) - lapBefore;
   if (laps !== 1) console.log(`the requests wrote ${laps} laps of the WAL, and only the last is counted: use fewer --requests`);
   console.log('\na request  share  pages of');
