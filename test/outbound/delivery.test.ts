@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { createLogger } from '../../src/wire/logger';
 import { Bank } from '../../src/bank/bank';
 import { ManualClock } from '../../src/wire/clock';
 import { FakeConnector } from '../helpers/fake-connector';
@@ -270,6 +271,21 @@ describe('batch callbacks', () => {
 });
 
 describe('strict mode', () => {
+  it('says at start which Connectors it will not call back over http://, and says nothing of the kind in relaxed mode', async () => {
+    for (const sandboxMode of ['strict', 'relaxed'] as const) {
+      const logger = createLogger('error', true);
+      const warn = jest.spyOn(logger, 'warn');
+      const { bank, fake } = await bankWithFakeConnector({ sandboxMode, adminToken: 'admin-secret-token' }, { logger });
+      bank.outbound.start();
+      const warnings = warn.mock.calls.filter(([message]) => String(message).startsWith('callbacks to this Connector will not be sent'));
+      if (sandboxMode === 'relaxed') expect(warnings).toEqual([]);
+      else expect(warnings.map(([, meta]) => meta)).toEqual([{ client_id: 'demo-connector', url: fake.url, reason: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }]);
+      await bank.outbound.stop(1000);
+      bank.close();
+      await fake.stop();
+    }
+  });
+
   it('does not send callbacks to an http:// Connector, and records why', async () => {
     const { bank, fake } = await bankWithFakeConnector({ sandboxMode: 'strict', adminToken: 'admin-secret-token' });
     fake.orders = [connectorOrder('STRICT-1', '2026-11-20T00:00:00Z')];

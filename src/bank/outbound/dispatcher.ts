@@ -19,6 +19,11 @@ export interface DispatcherOptions {
   faults?: FaultProfiles;
 }
 
+/** Why a callback to `url` is not sent at all (strict mode and a plain-HTTP Connector), or null when it may go. */
+export function plainHttpRefusal(url: string, allowPlainHttp: boolean): string | null {
+  return url.startsWith('http://') && !allowPlainHttp ? 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' : null;
+}
+
 /** The extra callback a conflicting_final fault sends: marked in the journal, otherwise clean. */
 const CONFLICTING_FINAL: AttemptFaults = { ...CLEAN_ATTEMPT, marks: ['conflicting_final'] };
 
@@ -174,9 +179,8 @@ export class Dispatcher {
   }
 
   private send(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): Promise<ConnectorResponse> {
-    if (callback.url.startsWith('http://') && !this.options.allowPlainHttp) {
-      return Promise.resolve({ status: null, body: '', latencyMs: 0, error: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' });
-    }
+    const refusal = plainHttpRefusal(callback.url, this.options.allowPlainHttp);
+    if (refusal) return Promise.resolve({ status: null, body: '', latencyMs: 0, error: refusal });
     return connector.postCallback(callback.url, callback.idempotencyKey, callback.body, faults);
   }
 

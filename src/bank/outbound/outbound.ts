@@ -11,7 +11,7 @@ import { PulledOrders } from '../application/pulled-orders';
 import { BankConfig } from '../config';
 import { ClientClocks } from '../application/clocks';
 import { ConnectorDirectory } from './connector-directory';
-import { Dispatcher } from './dispatcher';
+import { Dispatcher, plainHttpRefusal } from './dispatcher';
 import { Poller } from './poller';
 import { SettlementScheduler } from './settlement';
 
@@ -47,9 +47,10 @@ export interface Outbound {
 export function createOutbound(deps: OutboundDeps): Outbound {
   const { config, book, clocks, logger } = deps;
   const { connectors } = deps;
+  const allowPlainHttp = config.sandboxMode === 'relaxed';
   const dispatcher = new Dispatcher(deps.messages, connectors, clocks, logger, {
     concurrency: config.dispatchConcurrency,
-    allowPlainHttp: config.sandboxMode === 'relaxed',
+    allowPlainHttp,
     faults: deps.faults,
   });
   let halted = false;
@@ -99,6 +100,11 @@ export function createOutbound(deps: OutboundDeps): Outbound {
         connectors: connectors.all().map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),
         poll_cron: config.pollCron,
       });
+      // Said once at start, not only at each refused attempt: a Connector that can never be called back is a setting.
+      for (const connector of connectors.all()) {
+        const refusal = plainHttpRefusal(connector.settings.baseUrl, allowPlainHttp);
+        if (refusal) logger.warn('callbacks to this Connector will not be sent (its pull is not affected)', { client_id: connector.settings.clientId, url: connector.settings.baseUrl, reason: refusal });
+      }
     },
     halt() {
       halted = true;
