@@ -78,11 +78,14 @@ function walFileIn(dir) {
   return path.join(dir, name);
 }
 
-/** A copy of the database with its WAL, opened: SQLite takes the WAL in as it opens, and dbstat names every page. */
-function ownersAfter(walFile, copyDir) {
+/**
+ * A copy of the database with the WAL bytes that were counted, opened: SQLite takes the WAL in as it opens, and
+ * dbstat names every page.
+ */
+function ownersAfter(walFile, wal, copyDir) {
   const copy = path.join(copyDir, 'copy.sqlite');
   fs.copyFileSync(databaseOf(walFile), copy);
-  fs.copyFileSync(walFile, `${copy}-wal`);
+  fs.writeFileSync(`${copy}-wal`, wal);
   const db = new Database(copy, { readonly: true });
   try {
     return pageOwners(db);
@@ -110,6 +113,7 @@ async function main() {
   const workDir = tempDir('bench-wal-pages-');
   const dataDir = path.join(workDir, 'data');
   fs.mkdirSync(dataDir);
+  let walFile = null;
   let wal = null;
   let lapBefore = 0;
   const { result } = await underSignedLoad({
@@ -123,12 +127,13 @@ async function main() {
       await sleep(100); // the journal's last batch (written every 5 ms)
       process.kill(-child.pid, 'SIGKILL');
       await child.exitPromise;
-      wal = fs.readFileSync(walFileIn(dataDir));
+      walFile = walFileIn(dataDir);
+      wal = fs.readFileSync(walFile);
     },
   });
   const { pageSize, commits } = walCommits(wal);
   const frames = commits.reduce((sum, pages) => sum + pages.length, 0);
-  const owners = ownersAfter(walFileIn(dataDir), workDir);
+  const owners = ownersAfter(walFile, wal, workDir);
   const perRequest = (count) => (count / requests).toFixed(2).padStart(6);
   console.log(`${flow} on ${server}, c=${connections}: ${requests} requests measured (${result.non2xx} non-2xx), ${commits.length} commits, ${frames} frames of ${pageSize} bytes: ${(frames / requests).toFixed(2)} a request, ${((2 * frames) / requests).toFixed(2)} write calls`);
   const sizes = commits.map((pages) => pages.length);
