@@ -271,15 +271,43 @@ describe('batch callbacks', () => {
 });
 
 describe('strict mode', () => {
+  /** What the Bank logged, at warn, of the Connectors it will not call back. */
+  const refusalWarnings = (warn: jest.SpyInstance) =>
+    (warn.mock.calls as unknown as [string, Record<string, unknown>][]).filter(([message]) => message.startsWith('callbacks to this Connector will not be sent')).map(([, meta]) => meta);
+
   it('says at start which Connectors it will not call back over http://, and says nothing of the kind in relaxed mode', async () => {
     for (const sandboxMode of ['strict', 'relaxed'] as const) {
       const logger = createLogger('error', true);
       const warn = jest.spyOn(logger, 'warn');
       const { bank, fake } = await bankWithFakeConnector({ sandboxMode, adminToken: 'admin-secret-token' }, { logger });
       bank.outbound.start();
-      const warnings = warn.mock.calls.filter(([message]) => String(message).startsWith('callbacks to this Connector will not be sent'));
+      const warnings = refusalWarnings(warn);
       if (sandboxMode === 'relaxed') expect(warnings).toEqual([]);
-      else expect(warnings.map(([, meta]) => meta)).toEqual([{ client_id: 'demo-connector', url: fake.url, reason: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }]);
+      else expect(warnings).toEqual([{ client_id: 'demo-connector', url: fake.url, reason: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }]);
+      await bank.outbound.stop(1000);
+      bank.close();
+      await fake.stop();
+    }
+  });
+
+  it('says it again, once, for an http:// Connector registered or moved at run time', async () => {
+    const logger = createLogger('error', true);
+    const warn = jest.spyOn(logger, 'warn');
+    const { bank, fake } = await bankWithFakeConnector({ sandboxMode: 'strict', adminToken: 'admin-secret-token' }, { logger });
+    bank.outbound.start();
+    const refusals = () => refusalWarnings(warn);
+    const admin = (call: request.Test) => call.set('authorization', 'Bearer admin-secret-token');
+    try {
+      expect(refusals()).toHaveLength(1);
+      expect((await admin(request(bank.app).post('/sandbox/clients')).send({ client_id: 'late-http', connector: { url: 'http://127.0.0.1:9/late' } })).status).toBe(201);
+      expect((await admin(request(bank.app).post('/sandbox/clients')).send({ client_id: 'late-https', connector: { url: 'https://127.0.0.1:9/late' } })).status).toBe(201);
+      expect(refusals().slice(1)).toEqual([expect.objectContaining({ client_id: 'late-http', url: 'http://127.0.0.1:9/late' })]);
+      // Same URL, another setting: nothing new to say. Another http:// URL: said again.
+      expect((await admin(request(bank.app).patch('/sandbox/clients/late-http')).send({ connector: { url: 'http://127.0.0.1:9/late', poll: false } })).status).toBe(200);
+      expect(refusals()).toHaveLength(2);
+      expect((await admin(request(bank.app).patch('/sandbox/clients/late-http')).send({ connector: { url: 'http://127.0.0.1:9/moved' } })).status).toBe(200);
+      expect(refusals().slice(2)).toEqual([expect.objectContaining({ client_id: 'late-http', url: 'http://127.0.0.1:9/moved' })]);
+    } finally {
       await bank.outbound.stop(1000);
       bank.close();
       await fake.stop();

@@ -87,7 +87,22 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     const cron = require('node-cron') as typeof import('node-cron');
     pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
   };
+  // A Connector that can never be called back is a setting, so it is said once per Connector and URL (at start, and
+  // when the control plane registers or changes one), not only at each refused attempt.
+  const warnedRefusals = new Map<string, string>();
+  const warnRefusedCallbacks = () => {
+    if (!started) return;
+    const current = new Map(connectors.all().map((connector) => [connector.settings.clientId, connector.settings.baseUrl]));
+    for (const clientId of warnedRefusals.keys()) if (current.get(clientId) !== warnedRefusals.get(clientId)) warnedRefusals.delete(clientId);
+    for (const [clientId, url] of current) {
+      const refusal = plainHttpRefusal(url, allowPlainHttp);
+      if (!refusal || warnedRefusals.get(clientId) === url) continue;
+      warnedRefusals.set(clientId, url);
+      logger.warn('callbacks to this Connector will not be sent (its pull is not affected)', { client_id: clientId, url, reason: refusal });
+    }
+  };
   connectors.onChange(ensurePollSchedule);
+  connectors.onChange(warnRefusedCallbacks);
 
   return {
     poller, dispatcher, settlement, connectors, wake,
@@ -100,11 +115,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
         connectors: connectors.all().map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),
         poll_cron: config.pollCron,
       });
-      // Said once at start, not only at each refused attempt: a Connector that can never be called back is a setting.
-      for (const connector of connectors.all()) {
-        const refusal = plainHttpRefusal(connector.settings.baseUrl, allowPlainHttp);
-        if (refusal) logger.warn('callbacks to this Connector will not be sent (its pull is not affected)', { client_id: connector.settings.clientId, url: connector.settings.baseUrl, reason: refusal });
-      }
+      warnRefusedCallbacks();
     },
     halt() {
       halted = true;
