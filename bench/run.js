@@ -8,6 +8,7 @@
 // machine's changes of speed move far less than throughput. Never part of npm test.
 //   node bench/run.js [--quick] [--only=startup,create,status,cpu,outbound,soak,journal,clock]
 'use strict';
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -211,12 +212,25 @@ async function statusThroughput(connections) {
 /** bank / limit, two decimals. */
 const ratio = (bank, limit) => Math.round((bank.rps / limit.rps) * 100) / 100;
 
+/** The commit of the Bank measured, so that a run's figures can be laid beside the code (`+ changes` when src/ differs). */
+function bankCommit() {
+  try {
+    const git = (...args) => execFileSync('git', ['-C', BANK_ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const changed = git('status', '--porcelain', '--', 'src') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? ' + changes to src/' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
 async function main() {
   const pinned = pinSelf();
   const machine = { cpus: CORES, model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, memoryGb: Math.round(os.totalmem() / 2 ** 30), pinned: pinned ? 'server on core 0, load generator on the last core' : 'not pinned (1 core)' };
   console.log(`machine: ${machine.cpus} x ${machine.model}, Node ${machine.node}, ${machine.memoryGb} GB; ${machine.pinned}`);
   if (!fs.existsSync(PEER_BIN)) console.log('peers not installed: run `npm run bench:peers` for WireMock, Prism and json-server');
-  const results = { date: new Date().toISOString(), machine, quick: QUICK, startup: [], throughput: [], status: null, outbound: null, soak: null };
+  const commit = bankCommit();
+  console.log(`the Bank measured: ${path.relative(ROOT, BANK_ROOT) || '.'} at ${commit}`);
+  const results = { date: new Date().toISOString(), commit, machine, quick: QUICK, startup: [], throughput: [], status: null, outbound: null, soak: null };
 
   if (ONLY.includes('startup')) {
     for (const target of targets()) {

@@ -151,4 +151,4 @@ function printGoals(goals) {
     goals.map((g) => [g.goal, g.line, g.measured, g.ratio ?? '-', verdict(g)]));
 }
 
-module.exports = { goalsOf, printGoals, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
+module.exports = { goalsOf, printGoals, cpuRatio, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
