@@ -10,7 +10,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { option } = require('./lib/args');
-const { cpuRatio, BANK_CREATE, LIMIT } = require('./lib/goals');
+const { cpuRatio, throughputRows } = require('./lib/goals');
 
 const RESULTS = path.join(__dirname, 'results');
 
@@ -29,34 +29,21 @@ function labelOf(file) {
   return match ? `${match[1]}${match[2] ? `-${match[2]}` : ''}` : path.basename(file, '.json');
 }
 
-/** Bank over limit server by throughput, null when the run did not measure both at c=20. */
-function createThroughput(results) {
-  const rows = results.throughput ?? [];
-  const bank = rows.find((r) => r.name === BANK_CREATE && r.connections === 20);
-  const limit = rows.find((r) => r.name === LIMIT && r.connections === 20);
-  return bank && limit ? bank.rps / limit.rps : null;
-}
-
-function statusThroughput(results) {
-  const limit = results.status?.limits?.find((r) => r.name === LIMIT);
-  return limit ? results.status.rps / limit.rps : null;
-}
-
-/** The Bank over the required rows by CPU, as the run measured the two side by side; null when it did not. */
-function bankOverRequired(results, flow) {
-  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === 'required' && /^bank(:[^?]*)?$/.test(r.b));
-  return row ? 1 / row.medianRatio : null;
+/** The Bank over the limit server by throughput (creates at c=20), null when the run did not measure both. */
+function throughputRatio(results, flow) {
+  const rows = throughputRows(results, flow);
+  return rows ? rows.bank.rps / rows.limit.rps : null;
 }
 
 /**
  * The figures of one flow: throughput, CPU, the required rows (both over the limit server) and the Bank over them
  * (measured side by side; from the two ratios over the limit server when a run did not).
  */
-function flowFigures(results, flow, throughput) {
+function flowFigures(results, flow) {
   const cpu = cpuRatio(results, flow, 'bank');
   const required = cpuRatio(results, flow, 'required');
-  const overRequired = bankOverRequired(results, flow) ?? (cpu !== null && required !== null ? cpu / required : null);
-  return { throughput, cpu, required, overRequired };
+  const overRequired = cpuRatio(results, flow, 'bank', 'required') ?? (cpu !== null && required !== null ? cpu / required : null);
+  return { throughput: throughputRatio(results, flow), cpu, required, overRequired };
 }
 
 /** What the picture shows of one run. */
@@ -67,8 +54,8 @@ function runOf(file, results) {
     label: labelOf(file),
     /** The Bank's commit, recorded by runs since 2026-11-29 (session 38). */
     commit: results.commit ?? null,
-    create: flowFigures(results, 'create', createThroughput(results)),
-    status: flowFigures(results, 'status', statusThroughput(results)),
+    create: flowFigures(results, 'create'),
+    status: flowFigures(results, 'status'),
     unit: unit ? unit.ordersPerS : null,
   };
 }

@@ -26,16 +26,16 @@ const JOURNAL_OFF = 'JOURNAL=off';
 /**
  * B at x A by CPU side by side (A ÷ B, read as throughput) from the `cpu` section, null when it did not run. B is
  * `bank` (the Bank as it starts by default, or `bank:<dir>` for another build), `bank-journal-off` (the same with
- * JOURNAL=off), `required` (the required rows) or `lean` (the same rows in the leanest schema), each over the limit
- * server.
+ * JOURNAL=off), `required` (the required rows) or `lean` (the same rows in the leanest schema); A is the limit
+ * server, or the required rows (the section measures the Bank over them too).
  */
-function cpuRatio(results, flow, b) {
+function cpuRatio(results, flow, b, a = 'limit') {
   const matches = (spec) => {
     const [server, env = ''] = spec.split('?');
     if (b === 'required' || b === 'lean') return server === b && env === '';
     return server.startsWith('bank') && (b === 'bank-journal-off' ? env.split('&').includes(JOURNAL_OFF) : env === '');
   };
-  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === 'limit' && matches(r.b));
+  const row = (results.cpuSideBySide ?? []).find((r) => r.flow === flow && r.a === a && matches(r.b));
   return row ? 1 / row.medianRatio : null;
 }
 
@@ -68,19 +68,26 @@ function limitRatioGoal(results, flow, name, line, bank, limit) {
   return goal(name, line, measured, ratioText(throughputText, ...['bank', 'bank-journal-off', 'required', 'lean'].map((b) => cpuRatio(results, flow, b))), met);
 }
 
-function createGoal(results) {
+/** The Bank's and the express limit server's throughput rows for `flow` (creates at c=20), or null when not measured. */
+function throughputRows(results, flow) {
+  if (flow === 'status') {
+    const limit = results.status?.limits?.find((r) => r.name === LIMIT);
+    return limit ? { bank: results.status, limit } : null;
+  }
   const rows = results.throughput ?? [];
   const bank = rows.find((r) => r.name === BANK_CREATE && r.connections === 20);
   const limit = rows.find((r) => r.name === LIMIT && r.connections === 20);
-  if (!bank || !limit) return null;
-  return limitRatioGoal(results, 'create', 'signed create, c=20, keep-alive', '>= 0.8x the limit server', bank, limit);
+  return bank && limit ? { bank, limit } : null;
+}
+
+function createGoal(results) {
+  const rows = throughputRows(results, 'create');
+  return rows && limitRatioGoal(results, 'create', 'signed create, c=20, keep-alive', '>= 0.8x the limit server', rows.bank, rows.limit);
 }
 
 function statusGoal(results) {
-  const status = results.status;
-  const limit = status?.limits?.find((r) => r.name === LIMIT);
-  if (!status || !limit) return null;
-  return limitRatioGoal(results, 'status', 'status (signed GET), c=20', ">= 0.8x the limit server's GET", status, limit);
+  const rows = throughputRows(results, 'status');
+  return rows && limitRatioGoal(results, 'status', 'status (signed GET), c=20', ">= 0.8x the limit server's GET", rows.bank, rows.limit);
 }
 
 function startupGoals(results) {
@@ -151,4 +158,4 @@ function printGoals(goals) {
     goals.map((g) => [g.goal, g.line, g.measured, g.ratio ?? '-', verdict(g)]));
 }
 
-module.exports = { goalsOf, printGoals, cpuRatio, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
+module.exports = { goalsOf, printGoals, cpuRatio, throughputRows, BANK_CREATE, LIMIT, REQUIRED_ROWS, JOURNAL_OFF };
