@@ -103,6 +103,17 @@ describe('bench/plot.js', () => {
     expect(markX).toBeLessThan(xOf('2026-11-28-b.json'));
   });
 
+  it('bench/README.md shows the picture of the runs recorded in bench/results (redraw it with the command there)', () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '../../bench/README.md'), 'utf8');
+    const command = /`node bench\/plot\.js --mark=(\S+?)='([^']+)'`/.exec(readme);
+    expect(command).not.toBeNull();
+    const [, file, text] = command as RegExpExecArray;
+    const drawn = svgOf(runsOf([], '2026-11-28'), [{ file, text }]);
+    const shown = fs.readFileSync(path.resolve(__dirname, '../../bench/img/goals-by-run.svg'), 'utf8');
+    // A new results file without a redrawn picture fails here: run the command the README gives.
+    expect(shown === drawn ? 'current' : `stale: run node bench/plot.js --mark=${file}='${text}'`).toBe('current');
+  });
+
   it('writes the picture where --out says, and refuses files that hold no figure', async () => {
     const [good, empty] = writeRuns({ '2026-11-28.json': results({ create: 0.8 }), '2026-11-29.json': { startup: [] } });
     const out = path.join(path.dirname(good), 'out', 'goals.svg');
