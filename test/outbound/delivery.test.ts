@@ -281,12 +281,15 @@ describe('strict mode', () => {
       const warn = jest.spyOn(logger, 'warn');
       const { bank, fake } = await bankWithFakeConnector({ sandboxMode, adminToken: 'admin-secret-token' }, { logger });
       bank.outbound.start();
-      const warnings = refusalWarnings(warn);
-      if (sandboxMode === 'relaxed') expect(warnings).toEqual([]);
-      else expect(warnings).toEqual([{ client_id: 'demo-connector', url: fake.url, reason: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }]);
-      await bank.outbound.stop(1000);
-      bank.close();
-      await fake.stop();
+      try {
+        const warnings = refusalWarnings(warn);
+        if (sandboxMode === 'relaxed') expect(warnings).toEqual([]);
+        else expect(warnings).toEqual([{ client_id: 'demo-connector', url: fake.url, reason: 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' }]);
+      } finally {
+        await bank.outbound.stop(1000);
+        bank.close();
+        await fake.stop();
+      }
     }
   });
 
