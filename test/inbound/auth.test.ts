@@ -154,6 +154,20 @@ describe('POST /oauth/token', () => {
       expectOAuthProblem(response, 400, 'body_invalid', 'invalid_request');
     });
 
+    it.each([
+      ['grant_type', 'grant_type=client_credentials&grant_type=password', true],
+      ['client_secret', `grant_type=client_credentials&client_id=${demo.client_id}&client_secret=${demo.client_secret}&client_secret=wrong`, false],
+      ['client_secret (the same value twice)', `grant_type=client_credentials&client_id=${demo.client_id}&client_secret=${demo.client_secret}&client_secret=${demo.client_secret}`, false],
+    ])('a repeated %s: 400 invalid_request naming it, and no token (RFC 6749 §3.2, §5.2)', async (label, form, basic) => {
+      const name = label.split(' ')[0];
+      const base = tokenRequest();
+      const response = await (basic ? base.auth(demo.client_id, demo.client_secret) : base).type('form').send(form);
+      const problem = expectOAuthProblem(response, 400, 'body_invalid', 'invalid_request');
+      expect(problem.error_description).toContain(name);
+      expect(problem.error_description).toMatch(/more than once/);
+      expect(response.text).not.toContain('access_token');
+    });
+
     it.each(['password', 'authorization_code', 'refresh_token'])('grant_type=%s: 400 body_invalid, unsupported_grant_type', async (grantType) => {
       const response = await tokenRequest().auth(demo.client_id, demo.client_secret).type('form').send({ grant_type: grantType });
       expectOAuthProblem(response, 400, 'body_invalid', 'unsupported_grant_type');

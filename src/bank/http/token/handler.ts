@@ -52,7 +52,21 @@ function parseForm(exchange: Exchange): URLSearchParams {
   if (!/^application\/x-www-form-urlencoded\s*(;.*)?$/i.test(contentType)) {
     throw oauthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded', 'unsupported_media_type');
   }
-  return new URLSearchParams(exchange.rawBody.toString('utf8'));
+  const form = new URLSearchParams(exchange.rawBody.toString('utf8'));
+  refuseRepeatedParameters(form);
+  return form;
+}
+
+/**
+ * RFC 6749 §3.2: request parameters "MUST NOT be included more than once"; §5.2 makes such a request
+ * invalid_request. Without this, URLSearchParams.get would silently take the first of two grant_types or secrets.
+ */
+function refuseRepeatedParameters(form: URLSearchParams): void {
+  const seen = new Set<string>();
+  for (const name of form.keys()) {
+    if (seen.has(name)) throw oauthError('invalid_request', `parameter ${name} is included more than once (RFC 6749 §3.2)`);
+    seen.add(name);
+  }
 }
 
 function dpopThumbprint(exchange: Exchange, services: InboundServices, clientId: string): string | null {
