@@ -231,7 +231,8 @@ export class ConnectorStore {
 
   /** Records the nonce; false when this client already used it and it has not expired. */
   spendNonce(client: string, nonce: string, nowMs: number, expiresAt: number): boolean {
-    this.db.prepare('DELETE FROM nonces WHERE expires_at <= ?').run(nowMs);
+    // expires_at is the last millisecond the nonce still counts as spent (wire/verify-request.ts, nonceExpiresAt).
+    this.db.prepare('DELETE FROM nonces WHERE expires_at < ?').run(nowMs);
     return this.db.prepare('INSERT OR IGNORE INTO nonces (client, nonce, expires_at) VALUES (?, ?, ?)').run(client, nonce, expiresAt).changes === 1;
   }
 

@@ -109,7 +109,10 @@ export async function checkSignatureAsync(flow: SignedFlow, request: IncomingReq
   return digestFailure(request) ?? verifyWith(parsed, await findKey(parsed.header.kid, parsed.header.alg), keyOwner, flow, request);
 }
 
-/** How long a spent nonce must be remembered: the window past the later of its timestamp and now. */
+/**
+ * The last millisecond a spent nonce must count as spent: the window past the later of its timestamp and now. The
+ * window is inclusive, so a store treats the nonce as expired only once this has passed (`expires_at < now`).
+ */
 export function nonceExpiresAt(timestampMs: number, nowMs: number, windowS: number): number {
   return Math.max(timestampMs, nowMs) + windowS * 1000;
 }

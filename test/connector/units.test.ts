@@ -13,6 +13,7 @@ import { FLAW_NAMES, Flaws } from '../../src/connector/flaws';
 import { intervalSeries, nextPoll } from '../../src/connector/reverse-poller';
 import { parseBatchCallback, parseCreateAnswer, parseStatusAnswer, parseUnitCallback } from '../../src/connector/status-objects';
 import { decideTransition, openConnectorStore } from '../../src/connector/store';
+import { nonceExpiresAt } from '../../src/wire/verify-request';
 import { ROOT } from '../helpers/bank';
 import { FIXTURE } from './helpers';
 
@@ -120,6 +121,17 @@ describe('status rules (contract section 3)', () => {
       ['PENDING', 'callback'],
       ['SUCCESS', 'callback'],
     ]);
+    store.close();
+  });
+});
+
+describe("the Bank's nonces (profile section 2)", () => {
+  it('stay spent to the last millisecond of the window, inclusive, then may be used again', () => {
+    const store = openConnectorStore(':memory:', 1000);
+    const expiresAt = nonceExpiresAt(1_000_000, 1_000_000, 300);
+    expect(store.spendNonce('sandbox-bank', 'nonce-aaaaaaaaaaaa', 1_000_000, expiresAt)).toBe(true);
+    expect(store.spendNonce('sandbox-bank', 'nonce-aaaaaaaaaaaa', expiresAt, expiresAt + 300_000)).toBe(false);
+    expect(store.spendNonce('sandbox-bank', 'nonce-aaaaaaaaaaaa', expiresAt + 1, expiresAt + 300_001)).toBe(true);
     store.close();
   });
 });

@@ -361,6 +361,26 @@ describe('401 timestamp_out_of_window and nonce_replayed', () => {
     expectProblem(await postCreate(bank, createHeaders(second, { nonce }), second), 401, 'nonce_replayed');
   });
 
+  it('a nonce stays spent to the last millisecond its timestamp is accepted (the window is inclusive at both ends)', async () => {
+    // A Bank of its own: its clock jumps by the whole window, which would upset the rate limits of the shared one.
+    const ownClock = new ManualClock();
+    const own = await startBank({ sandboxMode: 'relaxed' }, { clock: ownClock });
+    try {
+      const ownToken = await new DemoClient(own).token();
+      const send = (body: string, nonce: string, timestamp: string) => postCreate(own, signedCreateHeaders(own, ownToken, body, { nonce, timestamp }), body);
+      // A client clock ahead of the Bank's: the nonce must be kept until the timestamp itself leaves the window.
+      const nonce = newNonce();
+      const timestamp = isoAt(own, 1);
+      expect((await send(orderBody(), nonce, timestamp)).status).toBe(200);
+      ownClock.set(Date.parse(timestamp) + 300_000);
+      expectProblem(await send(orderBody(), nonce, timestamp), 401, 'nonce_replayed');
+      ownClock.advance(1);
+      expectProblem(await send(orderBody(), nonce, timestamp), 401, 'timestamp_out_of_window');
+    } finally {
+      own.close();
+    }
+  });
+
   it('nonce_replayed across flows: a nonce spent on create is refused on reverse polling', async () => {
     const nonce = newNonce();
     const order = sampleOrder();

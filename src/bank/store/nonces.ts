@@ -1,4 +1,6 @@
-// Spent nonces per client. A nonce is fresh when it was never seen or its earlier use has expired.
+// Spent nonces per client. A nonce is fresh when it was never seen or its earlier use has expired. `expires_at` is
+// the last millisecond at which a request with that nonce could still be accepted (the window is inclusive), so a
+// spent nonce counts until it has passed: expired is `expires_at < now`, never `<=`.
 import { Db } from './db';
 
 export class NonceRepository {
@@ -11,10 +13,10 @@ export class NonceRepository {
     this.spendStmt = db.prepare(
       `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (client_id, nonce) DO UPDATE SET expires_at = excluded.expires_at, first_seen_at = excluded.first_seen_at
-       WHERE nonces.expires_at <= excluded.first_seen_at`,
+       WHERE nonces.expires_at < excluded.first_seen_at`,
     );
     this.firstSeenStmt = db.prepare('SELECT first_seen_at FROM nonces WHERE client_id = ? AND nonce = ?').pluck();
-    this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at <= ?');
+    this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at < ?');
   }
 
   /** Records the nonce; false when it was already spent and has not expired. */

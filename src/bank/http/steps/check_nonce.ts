@@ -3,14 +3,14 @@
 // commit (store/group-commit.ts); the answer, refusal or not, goes out once it is committed.
 import { ProblemError } from '../../../wire/problems';
 import { formatInstant } from '../../../wire/rfc3339';
+import { nonceExpiresAt } from '../../../wire/verify-request';
 import { requireClient, Step } from '../exchange';
 import { authInvalid, invalidProofChallenge } from './check_authorization';
 
 export const checkNonce: Step = (exchange, services) => {
   const client = requireClient(exchange);
   const nonce = exchange.header('x-nonce') ?? '';
-  const windowMs = services.config.timestampWindowS * 1000;
-  const expiresAt = Math.max(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs) + windowMs;
+  const expiresAt = nonceExpiresAt(exchange.timestampMs ?? exchange.nowMs, exchange.nowMs, services.config.timestampWindowS);
   // Each spend is a unit of its own (one statement, so no savepoint): a replayed DPoP jti must not undo the
   // nonce spent before it.
   if (!services.writes.runStatement(() => services.nonces.spend(client.id, nonce, exchange.nowMs, expiresAt))) {
