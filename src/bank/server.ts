@@ -17,8 +17,29 @@ import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 
 /**
- * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers, no Host...) never reach the
- * app; answer them with a problem body too, as profile section 5 asks of every 4xx.
+ * The 400 header_invalid problem for a request refused before the app sees it (a parser refusal, a missing Host):
+ * profile section 5 asks for a problem body on every 4xx, and node's own answer is a bare status line.
+ */
+function refusal(detail: string, instance = ''): { headers: Record<string, string>; body: string } {
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    type: 'urn:sandbox-bank:problem:header_invalid',
+    title: 'A header is malformed',
+    status: 400,
+    detail,
+    instance,
+    code: 'header_invalid',
+    request_id: requestId,
+  });
+  return {
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close' },
+    body,
+  };
+}
+
+/**
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app; answer
+ * them with a problem body too.
  */
 function answerParserErrors(server: http.Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -26,17 +47,26 @@ function answerParserErrors(server: http.Server): void {
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({
-      type: 'urn:sandbox-bank:problem:header_invalid',
-      title: 'A header is malformed',
-      status: 400,
-      detail: `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`,
-      instance: '',
-      code: 'header_invalid',
-      request_id: randomUUID(),
-    });
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const { headers, body } = refusal(`the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
   });
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Node would answer it itself, with an empty body, before
+ * the app runs (requireHostHeader); the servers are created with requireHostHeader: false and this listener answers
+ * it first, with the same problem body as the parser refusals. HTTP/1.0 without Host stays allowed, as in node.
+ */
+function refuseMissingHost(app: http.RequestListener): http.RequestListener {
+  return (req, res) => {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      const { headers, body } = refusal('the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)', (req.url ?? '').split('?')[0]);
+      res.writeHead(400, headers).end(body);
+      return;
+    }
+    app(req, res);
+  };
 }
 
 /** The reverse-polling curl for one registered client (the demo fixture signs with its own credentials file). */
@@ -78,10 +108,11 @@ async function start(config: BankConfig): Promise<Running> {
   const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds);
   const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
-  const httpServer = http.createServer(bank.app);
+  const listener = refuseMissingHost(bank.app);
+  const httpServer = http.createServer({ requireHostHeader: false }, listener);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
-  const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false }, bank.app);
+  const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false, requireHostHeader: false }, listener);
   for (const server of [httpServer, httpsServer]) {
     server.keepAliveTimeout = 65_000;
     answerParserErrors(server);

@@ -1,11 +1,15 @@
 // Requests that node's HTTP parser refuses before express sees them still get a problem body (profile section 5).
 import net from 'node:net';
+import tls from 'node:tls';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { tempDir } from '../helpers/bank';
 
-function rawExchange(port: number, request: string): Promise<string> {
+function rawExchange(port: number, request: string, overTls = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    // Over TLS without a client certificate: the mTLS listener lets such a request reach its HTTP handling.
+    const socket = overTls
+      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(request))
+      : net.connect(port, '127.0.0.1', () => socket.write(request));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -16,10 +20,13 @@ function rawExchange(port: number, request: string): Promise<string> {
 describe('HTTP parser errors', () => {
   let bank: ChildBank;
   let port: number;
+  let httpsPort: number;
 
   beforeAll(async () => {
     bank = await startChildBank({ DATA_DIR: tempDir(), POLL_CRON: 'off' });
     port = Number(new URL(bank.httpUrl).port);
+    const listening = bank.logs.find((line) => line.includes('"sandbox bank listening"'))!;
+    httpsPort = Number(new URL((JSON.parse(listening) as { https: string }).https).port);
   });
   afterAll(async () => {
     await kill(bank, 'SIGTERM');
@@ -36,5 +43,24 @@ describe('HTTP parser errors', () => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
     expect(body).toMatchObject({ status: 400, code: 'header_invalid', title: 'A header is malformed' });
     expect(typeof body.request_id).toBe('string');
+  });
+
+  // RFC 9112 §3.2. Node answers this one itself (requireHostHeader) with an empty 400 unless the Bank takes it over.
+  it.each([
+    ['the plain listener', false],
+    ['the mTLS listener', true],
+  ])('an HTTP/1.1 request without Host on %s: 400 problem+json header_invalid saying Host is missing', async (_name, overTls) => {
+    const answer = await rawExchange(overTls ? httpsPort : port, 'GET /readyz HTTP/1.1\r\nConnection: close\r\n\r\n', overTls);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 400, code: 'header_invalid', title: 'A header is malformed' });
+    expect(body.detail).toMatch(/no Host header/);
+    expect(typeof body.request_id).toBe('string');
+  });
+
+  it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
