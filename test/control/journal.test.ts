@@ -417,4 +417,21 @@ describe('journal settings', () => {
     });
     await fake.stop();
   });
+
+  it('scrubs a short secret from the whole exchange: a 7-character Connector token echoed in connector_env', async () => {
+    // Relaxed mode with no ADMIN_TOKEN: /sandbox is open, so the short token is the exchange's only secret by place.
+    await withBank({}, async (bank) => {
+      const connector = { url: 'http://127.0.0.1:29999', poll: false, token: 'pw12345' };
+      const registered = await request(bank.app).post('/sandbox/clients').send({ client_id: 'aud-short', connector });
+      expect(registered.status).toBe(201);
+      expect(registered.body.examples.connector_env).toContain('\nPULL_TOKEN=pw12345\n');
+      const [created] = (await list(bank, '?path=/sandbox/clients&limit=1')).data;
+      expect([created.method, created.path]).toEqual(['POST', '/sandbox/clients']);
+      const full = await entry(bank, created.id);
+      expect(full.request.body).toContain('"token":"***"');
+      const examples = JSON.parse(full.response?.body as string).examples as { connector_env: string };
+      expect(examples.connector_env).toContain('\nPULL_TOKEN=***\n');
+      expect(JSON.stringify(full)).not.toContain('pw12345');
+    });
+  });
 });

@@ -62,3 +62,40 @@ describe('journal headers: scrubbed in the second pass', () => {
     expect(masker.scrubHeaders(answer)).toBe(answer);
   });
 });
+
+// Masker.scrub with short secrets (under 8 characters): replaced wherever they stand as a whole token, that is where
+// the characters around them could not continue the same token (letters, digits, `_ . ~ + / -`); `=`, punctuation,
+// spaces, a JSON escape (`\n`) or a percent-encoded character in front are boundaries.
+describe('journal: short secrets scrubbed where they stand as a whole token', () => {
+  it('scrubs a short secret met in a query parameter from the rest of the URL and from the headers', () => {
+    const masker = new Masker();
+    const url = masker.url('/payment-orders?token=pw1&echo=pw1&note=a%20pw1');
+    const headers = masker.headers({ 'x-echo': 'pw1', 'x-list': ['token pw1;', 'plain'], 'x-words': 'pw123 upw1 pw1x', accept: 'application/json' });
+    expect(masker.scrub(url)).toBe('/payment-orders?token=***&echo=***&note=a%20***');
+    expect(masker.scrubHeaders(headers)).toEqual({ 'x-echo': '***', 'x-list': ['token ***;', 'plain'], 'x-words': 'pw123 upw1 pw1x', accept: 'application/json' });
+  });
+
+  it('scrubs a short Basic password met in a header from the URL, the other headers and a body', () => {
+    const masker = new Masker();
+    const headers = masker.headers({ authorization: `Basic ${Buffer.from('client-1:s3cr').toString('base64')}`, 'x-echo': 'password=s3cr; again "s3cr"' });
+    expect(masker.scrubHeaders(headers)).toEqual({ authorization: 'Basic ***cg==', 'x-echo': 'password=***; again "***"' });
+    expect(masker.scrub('/oauth/token?hint=s3cr')).toBe('/oauth/token?hint=***');
+    expect(masker.scrub(JSON.stringify({ example: 'CLIENT_ID=client-1\ns3cr\n' }))).toBe('{"example":"CLIENT_ID=client-1\\n***\\n"}');
+  });
+
+  it('does not replace the same letters inside a longer word or token', () => {
+    const masker = new Masker();
+    expect(masker.body('{"password":"pass"}', 'application/json')).toBe('{"password":"***"}');
+    const words = 'password passport bypass pass-through pass_word pass.txt a/pass pass+1 ~pass passé 2pass';
+    expect(masker.scrub(words)).toBe(words);
+    expect(masker.scrub('"pass" (pass) pass, x=pass&y=1 %3Dpass pass')).toBe('"***" (***) ***, x=***&y=1 %3D*** ***');
+  });
+
+  it('leaves an exchange alone when no short secret appears in it, and ignores an empty secret', () => {
+    const masker = new Masker();
+    expect(masker.body('{"token":"","api_key":"k1"}', 'application/json')).toBe('{"token":"***","api_key":"***"}');
+    const answer = masker.headers({ 'content-type': 'application/json', 'x-note': 'k12 ok' });
+    expect(masker.scrubHeaders(answer)).toBe(answer);
+    expect(masker.scrub('{"status":"ok"}')).toBe('{"status":"ok"}');
+  });
+});

@@ -6,7 +6,9 @@
 // private members of a JWK in JSON, form and query bodies) and remembers each secret value it met. The second
 // replaces those values wherever else they appear in the exchange (a client secret repeated in a ready-to-run
 // example, a token echoed back). A marker keeps the secret's type and, for secrets of 12 characters or more,
-// its last four characters: `Bearer ***abcd`.
+// its last four characters: `Bearer ***abcd`. Secrets of MIN_SCRUB_LENGTH characters or more are replaced wherever
+// they occur; shorter ones (`pw12345`) only where they stand as a whole token (see TOKEN_CHARS), so that a short
+// secret does not replace the same letters inside a longer word.
 import { cachedLast } from '../../wire/cached-last';
 
 /** JSON members, form fields and query parameters whose value is a secret. */
@@ -33,7 +35,52 @@ const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']);
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'dpop', 'x-api-key', 'cookie', 'set-cookie', 'x-admin-token']);
 
 const MIN_TAIL_LENGTH = 12;
+/** Secrets this long or longer are scrubbed wherever they occur, shorter ones only as whole tokens. */
 const MIN_SCRUB_LENGTH = 8;
+
+/**
+ * The whole-token rule for short secrets: one is replaced where neither the character before it nor the one after
+ * it could continue the same token. Token characters are letters, digits and marks of any script and `_ . ~ + / -`
+ * (URL-unreserved, base64, base64url). Everything else is a boundary, `=` included: it separates a name from its
+ * value (`PULL_TOKEN=pw12345`, `?a=pw12345`, cookies) and ends base64 only as padding. An escape in front counts
+ * as a boundary too, a JSON one (`\n`, `\u0026`: a line of a multi-line example kept in a JSON string) or a
+ * percent-encoded character (`%20`, `%3D`), erring on the side of hiding. An end of the secret that is not itself
+ * a token character needs no boundary there (`pw!` is replaced in `pw!x`).
+ */
+const TOKEN_CHARS = String.raw`\p{L}\p{N}\p{M}_.~+/-`;
+const STARTS_WITH_TOKEN_CHAR = new RegExp(`^[${TOKEN_CHARS}]`, 'u');
+const ENDS_WITH_TOKEN_CHAR = new RegExp(`[${TOKEN_CHARS}]$`, 'u');
+const BOUNDARY_BEFORE = new RegExp(String.raw`(?:^|[^${TOKEN_CHARS}]|\\[bfnrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})$`, 'u');
+/** Enough characters before a match for BOUNDARY_BEFORE to see the longest escape (`\u0026`). */
+const LOOK_BEHIND = 6;
+
+/** A short secret, with which of its ends need a boundary in the text. */
+interface ShortSecret {
+  value: string;
+  before: boolean;
+  after: boolean;
+}
+
+/** `text` with each whole-token occurrence of a short secret replaced by its marker (the same text when none). */
+function replaceWholeTokens(text: string, secret: ShortSecret): string {
+  const { value } = secret;
+  let at = text.indexOf(value);
+  if (at < 0) return text;
+  let out = '';
+  let kept = 0;
+  while (at >= 0) {
+    const end = at + value.length;
+    const alone =
+      (!secret.before || BOUNDARY_BEFORE.test(text.slice(Math.max(0, at - LOOK_BEHIND), at))) &&
+      (!secret.after || !STARTS_WITH_TOKEN_CHAR.test(text.slice(end, end + 2)));
+    if (alone) {
+      out += text.slice(kept, at) + marker(value);
+      kept = end;
+    }
+    at = text.indexOf(value, alone ? end : at + 1);
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
 
 const SECRET_MEMBER_IN_TEXT = new RegExp(`"(${[...SECRET_FIELDS, 'private_jwk', ...JWK_PRIVATE].join('|')})"(\\s*:\\s*)"((?:[^"\\\\]|\\\\.)*)"`, 'g');
 const SECRET_FIELD_IN_FORM = new RegExp(`(^|[&?\\s])(${[...SECRET_FIELDS].join('|')})=([^&\\s]*)`, 'g');
@@ -55,16 +102,27 @@ export type HeaderBag = Record<string, string | string[]>;
 
 /** One exchange's secrets: masks by place, remembers the values, then scrubs them anywhere. */
 export class Masker {
+  /** Secrets of MIN_SCRUB_LENGTH characters or more, scrubbed wherever they occur. */
   private readonly secrets = new Set<string>();
+  /** Shorter ones, longest first, scrubbed where they stand as a whole token; none in nearly every exchange. */
+  private readonly shortSecrets: ShortSecret[] = [];
   /** The secrets, longest first, sorted once per change rather than for every value scrubbed. */
   private longestFirst: string[] | null = null;
 
   private remember(secret: string): void {
-    if (secret.length < MIN_SCRUB_LENGTH) return;
-    this.secrets.add(secret);
+    this.keep(secret);
     const encoded = uriEncoded(secret);
-    if (encoded !== secret) this.secrets.add(encoded);
-    this.longestFirst = null;
+    if (encoded !== secret) this.keep(encoded);
+  }
+
+  private keep(secret: string): void {
+    if (secret.length >= MIN_SCRUB_LENGTH) {
+      this.secrets.add(secret);
+      this.longestFirst = null;
+    } else if (secret.length > 0 && !this.shortSecrets.some((known) => known.value === secret)) {
+      this.shortSecrets.push({ value: secret, before: STARTS_WITH_TOKEN_CHAR.test(secret), after: ENDS_WITH_TOKEN_CHAR.test(secret) });
+      this.shortSecrets.sort((a, b) => b.value.length - a.value.length);
+    }
   }
 
   private maskSecret(secret: string, type?: string): string {
@@ -178,20 +236,25 @@ export class Masker {
     else if (value !== null && typeof value === 'object') for (const member of Object.values(value)) this.rememberStrings(member);
   }
 
-  /** Replaces every remembered secret value in `text` (longest first) and any PEM private key. */
+  /**
+   * Replaces every remembered secret value in `text` (longest first), then the short ones where they stand as a
+   * whole token, and any PEM private key.
+   */
   scrub(text: string): string {
     let out = this.pem(text);
-    if (this.secrets.size === 0) return out;
-    this.longestFirst ??= [...this.secrets].sort((a, b) => b.length - a.length);
-    for (const secret of this.longestFirst) {
-      if (out.includes(secret)) out = out.split(secret).join(marker(secret));
+    if (this.secrets.size > 0) {
+      this.longestFirst ??= [...this.secrets].sort((a, b) => b.length - a.length);
+      for (const secret of this.longestFirst) {
+        if (out.includes(secret)) out = out.split(secret).join(marker(secret));
+      }
     }
+    for (const secret of this.shortSecrets) out = replaceWholeTokens(out, secret);
     return out;
   }
 
   /** The headers with remembered secrets scrubbed: the same object when none holds one (nearly always). */
   scrubHeaders(headers: HeaderBag): HeaderBag {
-    if (this.secrets.size === 0) return headers;
+    if (this.secrets.size === 0 && this.shortSecrets.length === 0) return headers;
     let out: HeaderBag | null = null;
     for (const name of Object.keys(headers)) {
       const value = headers[name];
