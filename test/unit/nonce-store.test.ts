@@ -16,19 +16,20 @@ describe('nonce store', () => {
     expect(nonces.firstSeenAt('demo', 'n-2')).toBeNull();
   });
 
-  it('refuses a nonce until the moment its use expires, then spends it anew', () => {
+  it('refuses a nonce through the last millisecond of its use (the window is inclusive), then spends it anew', () => {
     nonces.spend('demo', 'n-1', 1_000, 601_000);
-    expect(nonces.spend('demo', 'n-1', 600_999, 1_200_999)).toBe(false);
+    expect(nonces.spend('demo', 'n-1', 601_000, 1_201_000)).toBe(false);
     expect(nonces.firstSeenAt('demo', 'n-1')).toBe(1_000);
-    expect(nonces.spend('demo', 'n-1', 601_000, 1_201_000)).toBe(true);
-    expect(nonces.firstSeenAt('demo', 'n-1')).toBe(601_000);
-    expect(nonces.spend('demo', 'n-1', 601_001, 1_201_001)).toBe(false);
+    expect(nonces.spend('demo', 'n-1', 601_001, 1_201_001)).toBe(true);
+    expect(nonces.firstSeenAt('demo', 'n-1')).toBe(601_001);
+    expect(nonces.spend('demo', 'n-1', 601_002, 1_201_002)).toBe(false);
   });
 
   it('prunes the expired uses only', () => {
     nonces.spend('demo', 'n-1', 1_000, 5_000);
     nonces.spend('demo', 'n-2', 1_000, 9_000);
-    expect(nonces.prune(5_000)).toBe(1);
+    expect(nonces.prune(5_000)).toBe(0);
+    expect(nonces.prune(5_001)).toBe(1);
     expect(nonces.firstSeenAt('demo', 'n-1')).toBeNull();
     expect(nonces.firstSeenAt('demo', 'n-2')).toBe(1_000);
   });
