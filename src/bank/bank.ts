@@ -192,7 +192,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   };
   const faults = new FaultProfiles(new ClientFaultRepository(db), clock, logger);
   const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: observedEvents, faults });
-  const testClocks = new TestClocks(clocks, book, messages, idempotency, (clientId) => outbound.dispatcher.deliverFor(clientId), observedEvents);
+  const testClocks = new TestClocks(clocks, book, idempotency, outbound.dispatcher, observedEvents);
   const publishedKeys = new PublishedKeys(signer.publicJwk);
   const conformance = new ConformanceRuns({
     db, repo: new ConformanceRunRepository(db), connectors, book, journal, events: eventLog, signer, clock, logger,

@@ -140,11 +140,73 @@ describe('test clocks', () => {
     await post(`/clients/${demo.client_id}/clock`, { frozen_at: '2026-11-22T12:00:00Z' });
     expectProblem(await post(`/clients/${demo.client_id}/clock/advance`, { to: '2026-11-22T11:00:00Z' }), 400, 'clock_backwards');
     expectProblem(await post(`/clients/${demo.client_id}/clock`, { frozen_at: '2026-11-22T11:00:00Z' }), 400, 'clock_backwards');
-    expectProblem(await post(`/clients/${demo.client_id}/clock/advance`, { seconds: -1 }), 400, 'body_invalid');
+    expectProblem(await post(`/clients/${demo.client_id}/clock/advance`, { seconds: -1 }), 400, 'clock_backwards');
     expectProblem(await post(`/clients/${demo.client_id}/clock/advance`, { seconds: 1, to: '2026-11-22T13:00:00Z' }), 400, 'body_invalid');
     expectProblem(await post(`/clients/${demo.client_id}/clock/advance`, { minutes: 1 }), 400, 'body_invalid');
     const detached = await request(bank.app).delete(`/sandbox/clients/${demo.client_id}/clock`).set(admin());
     expect(detached.body).toMatchObject({ detached: true, now: '2026-11-22T12:00:00.000Z' });
+  });
+});
+
+describe('test clocks with the default reporting (PENDING reported, a 1 s batch window)', () => {
+  /** A Bank of its own, as `npm start` reports: every PENDING too, and partial batches wait BATCH_WINDOW_MS. */
+  async function withReportingBank(callbackMode: 'unit' | 'batch', run: (own: { bank: Bank; fake: FakeConnector; client: DemoClient }) => Promise<void>): Promise<void> {
+    const own = await bankWithFakeConnector({ callbackMode, reportPending: true, batchWindowMs: 1000, retryScheduleS: [60, 600], retryHorizonS: 3600 }, { clock: new ManualClock(T0) });
+    try {
+      await run({ ...own, client: new DemoClient(own.bank) });
+    } finally {
+      await own.bank.outbound.stop(1000);
+      own.bank.close();
+      await own.fake.stop();
+    }
+  }
+  const advance = (bank: Bank, body: object) => request(bank.app).post(`/sandbox/clients/${demo.client_id}/clock/advance`).set(admin()).send(body);
+  const attach = (bank: Bank) => request(bank.app).post(`/sandbox/clients/${demo.client_id}/clock`).set(admin()).send({ frozen_at: '2026-11-22T12:00:00Z' });
+  const createOn = async (client: DemoClient, scenario: string) => {
+    const order = sampleOrder({ metadata: { sandbox_scenario: scenario } });
+    expect([200, 202]).toContain((await client.create(order)).status);
+    return order.reference as string;
+  };
+
+  it('{"seconds": 0} sends a unit report queued at the frozen instant, at that instant', async () => {
+    await withReportingBank('unit', async ({ bank, fake, client }) => {
+      await attach(bank);
+      const reference = await createOn(client, 'PENDING:3600:SUCCESS');
+      const flushed = await advance(bank, { seconds: 0 });
+      expect(flushed.body.fired).toEqual([{ at: '2026-11-22T12:00:00.000Z', kind: 'delivery', attempts: 1 }]);
+      expect(fake.callbacks.map((callback) => callback.parsed)).toEqual([expect.objectContaining({ reference, status: 'PENDING' })]);
+    });
+  });
+
+  it('a partial batch still waits for its window: sent when the window closes, not before', async () => {
+    await withReportingBank('batch', async ({ bank, fake, client }) => {
+      await attach(bank);
+      await createOn(client, 'PENDING:3600:SUCCESS');
+      expect((await advance(bank, { seconds: 0.999 })).body.fired).toEqual([]);
+      expect((await advance(bank, { seconds: 0.001 })).body.fired).toEqual([{ at: '2026-11-22T12:00:01.000Z', kind: 'delivery', attempts: 1 }]);
+      expect(fake.callbacks.map((callback) => callback.kind)).toEqual(['batch']);
+    });
+  });
+
+  it('a final queued behind a report still being retried does not stop the advance: both are retried to their horizon and go dead in order', async () => {
+    await withReportingBank('unit', async ({ bank, fake, client }) => {
+      fake.behaviour = (kind) => (kind === 'pull' ? null : 500);
+      await attach(bank);
+      const reference = await createOn(client, 'PENDING:60:SUCCESS');
+      const advanced = await advance(bank, { seconds: 25 * 3600 });
+      expect(advanced.body.fired).toContainEqual({ at: '2026-11-22T12:01:00.000Z', kind: 'settlement', reference, status: 'SUCCESS' });
+      const detail = (await request(bank.app).get(`/sandbox/orders/${demo.client_id}/${reference}`).set(admin())).body;
+      const messages = detail.messages as { idempotency_key: string; state: string; attempts: { at: string }[] }[];
+      expect(messages.map((message) => [message.idempotency_key.split('-').pop(), message.state])).toEqual([
+        ['PENDING', 'dead'],
+        ['SUCCESS', 'dead'],
+      ]);
+      // Retried through the schedule to the 3600 s horizon, the final only once the PENDING was dead.
+      const [pending, success] = messages;
+      expect(pending.attempts.length).toBeGreaterThanOrEqual(6);
+      expect(success.attempts.length).toBeGreaterThanOrEqual(6);
+      expect(Date.parse(success.attempts[0].at)).toBeGreaterThanOrEqual(Date.parse(pending.attempts[pending.attempts.length - 1].at));
+    });
   });
 });
 

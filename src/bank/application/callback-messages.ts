@@ -44,6 +44,14 @@ export interface AttemptOutcome {
 }
 
 const QUEUE_SCAN_LIMIT = 5000;
+
+/** What one freeze makes of the eligible reports (CallbackMessages.plan). */
+interface FreezePlan {
+  units: StatusEventRow[];
+  batches: StatusEventRow[][];
+  /** The partial batch still inside its window, or null. */
+  waiting: StatusEventRow[] | null;
+}
 const RESPONSE_BODY_LIMIT = 2048;
 
 function reportOf(event: StatusEventRow): StatusReport {
@@ -79,20 +87,13 @@ export class CallbackMessages {
 
   /** Turns eligible queued reports into frozen messages, in one transaction. Returns how many messages it made. */
   freeze(target: CallbackTarget): number {
-    const { clientId, callbackMode, baseUrl } = target;
+    const { clientId, baseUrl } = target;
     return this.db.transaction(() => {
       const now = this.clocks.now(clientId);
-      const eligible = this.eligibleEvents(clientId);
-      const duplicates = eligible.filter((event) => event.copies > 1);
-      const singles = eligible.filter((event) => event.copies === 1);
-      const useBatch = callbackMode === 'batch' || (callbackMode === 'auto' && singles.length > this.settings.autoBatchThreshold);
-      let made = 0;
-      for (const event of useBatch ? duplicates : eligible) {
-        this.createUnit(clientId, `${baseUrl}${UNIT_CALLBACK_PATH}`, event, now);
-        made += 1;
-      }
-      if (useBatch) made += this.createBatches(clientId, `${baseUrl}${BATCH_CALLBACK_PATH}`, singles, now);
-      return made;
+      const plan = this.plan(target.callbackMode, this.eligibleEvents(clientId, true), now);
+      for (const event of plan.units) this.createUnit(clientId, `${baseUrl}${UNIT_CALLBACK_PATH}`, event, now);
+      for (const group of plan.batches) this.createBatch(clientId, `${baseUrl}${BATCH_CALLBACK_PATH}`, group, now);
+      return plan.units.length + plan.batches.length;
     })();
   }
 
@@ -112,15 +113,16 @@ export class CallbackMessages {
   }
 
   /**
-   * When this client's outgoing work is next due by its clock: a message's next attempt, or a queued report
-   * (at once, or when its partial batch's window closes). Null when nothing waits.
+   * When this client's outgoing work is next due by its clock: a message's next attempt, or the freezing of a queued
+   * report that may go: when it was queued if it would go in a unit callback or a full batch, or when its partial
+   * batch's window closes. A report waiting behind an undelivered earlier report of its order is not due by itself:
+   * it may go once an attempt has delivered that one (or it went dead). Null when nothing waits.
    */
-  nextDueOf(clientId: string): number | null {
-    const attempt = this.outbox.nextAttemptOf(clientId);
-    const queuedAt = this.outbox.oldestQueuedOf(clientId);
-    const frozenBy = queuedAt === null ? null : queuedAt + this.settings.batchWindowMs;
-    const times = [attempt, frozenBy].filter((time): time is number => time !== null);
-    return times.length === 0 ? null : Math.min(...times);
+  nextDueOf(target: CallbackTarget): number | null {
+    const attempt = this.outbox.nextAttemptOf(target.clientId);
+    const frozen = this.nextFreezeOf(target);
+    if (attempt === null) return frozen;
+    return frozen === null ? attempt : Math.min(attempt, frozen);
   }
 
   /** Messages whose next attempt is due, oldest first. */
@@ -138,13 +140,17 @@ export class CallbackMessages {
     })();
   }
 
-  /** Queued reports that may go now: one per order, never behind an undelivered earlier report of that order. */
-  private eligibleEvents(clientId: string): StatusEventRow[] {
+  /**
+   * Queued reports that may go now: one per order, never behind an undelivered earlier report of that order. A
+   * PENDING not yet sent is moot once a final of its order is queued: marked superseded when `supersede` is set
+   * (a freeze), skipped either way.
+   */
+  private eligibleEvents(clientId: string, supersede: boolean): StatusEventRow[] {
     const seen = new Set<string>();
     const eligible: StatusEventRow[] = [];
     for (const event of this.outbox.queued(clientId, QUEUE_SCAN_LIMIT)) {
       if (event.status === 'PENDING' && this.outbox.hasLaterFinal(event)) {
-        this.outbox.supersede(event.id);
+        if (supersede) this.outbox.supersede(event.id);
         continue;
       }
       if (seen.has(event.reference) || this.outbox.isBlocked(event)) {
@@ -157,27 +163,43 @@ export class CallbackMessages {
     return eligible;
   }
 
+  /**
+   * What a freeze at `now` makes of the eligible reports: unit callbacks (every report in unit mode, and a report
+   * sent more than once in any mode), full batches, and a partial batch once BATCH_WINDOW_MS has passed since its
+   * oldest report; `waiting` is the partial batch still inside its window.
+   */
+  private plan(mode: CallbackMode, eligible: StatusEventRow[], now: number): FreezePlan {
+    const singles = eligible.filter((event) => event.copies === 1);
+    const useBatch = mode === 'batch' || (mode === 'auto' && singles.length > this.settings.autoBatchThreshold);
+    if (!useBatch) return { units: eligible, batches: [], waiting: null };
+    const batches = chunk(singles, this.settings.batchSize);
+    const last = batches[batches.length - 1];
+    const waiting = last && last.length < this.settings.batchSize && now - last[0].createdAt < this.settings.batchWindowMs ? last : null;
+    return { units: eligible.filter((event) => event.copies > 1), batches: waiting ? batches.slice(0, -1) : batches, waiting };
+  }
+
+  /** When a freeze would next make a message of this client's queued reports (a freeze of its own). */
+  private nextFreezeOf(target: CallbackTarget): number | null {
+    const now = this.clocks.now(target.clientId);
+    const plan = this.plan(target.callbackMode, this.eligibleEvents(target.clientId, false), now);
+    const goNow = [...plan.units, ...plan.batches.flat()];
+    if (goNow.length > 0) return Math.min(...goNow.map((event) => event.createdAt));
+    return plan.waiting ? plan.waiting[0].createdAt + this.settings.batchWindowMs : null;
+  }
+
   private createUnit(clientId: string, url: string, event: StatusEventRow, now: number): void {
     const body = Buffer.from(JSON.stringify(unitCallbackBody(reportOf(event))));
     const idempotencyKey = unitIdempotencyKey(event.bankReference, event.status);
     this.outbox.createCallback({ clientId, kind: 'unit', idempotencyKey, url, body, copiesLeft: event.copies, nextAttemptAt: now, createdAt: now }, [event.id]);
   }
 
-  /** Full batches go at once; a partial one waits until its oldest report is BATCH_WINDOW_MS old. */
-  private createBatches(clientId: string, url: string, events: StatusEventRow[], now: number): number {
-    let made = 0;
-    for (const group of chunk(events, this.settings.batchSize)) {
-      const full = group.length === this.settings.batchSize;
-      if (!full && now - group[0].createdAt < this.settings.batchWindowMs) break;
-      const batchId = `batch-${randomUUID()}`;
-      const body = Buffer.from(JSON.stringify(batchCallbackBody(batchId, now, group.map(reportOf))));
-      this.outbox.createCallback(
-        { clientId, kind: 'batch', idempotencyKey: batchId, url, body, copiesLeft: 1, nextAttemptAt: now, createdAt: now },
-        group.map((event) => event.id),
-      );
-      made += 1;
-    }
-    return made;
+  private createBatch(clientId: string, url: string, group: StatusEventRow[], now: number): void {
+    const batchId = `batch-${randomUUID()}`;
+    const body = Buffer.from(JSON.stringify(batchCallbackBody(batchId, now, group.map(reportOf))));
+    this.outbox.createCallback(
+      { clientId, kind: 'batch', idempotencyKey: batchId, url, body, copiesLeft: 1, nextAttemptAt: now, createdAt: now },
+      group.map((event) => event.id),
+    );
   }
 
   private recordAttempt({ callback, startedAt, endedAt, response }: AttemptOutcome): void {

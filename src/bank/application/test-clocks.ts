@@ -5,7 +5,6 @@
 // transition, never half: the rest fires on the next advance or poll.
 import { formatInstant } from '../../wire/rfc3339';
 import { IdempotencyRepository } from '../store/idempotency';
-import { CallbackMessages } from './callback-messages';
 import { ClientClocks } from './clocks';
 import { EventSink } from './events';
 import { OrderBook } from './order-book';
@@ -34,6 +33,14 @@ export interface ClockView {
   attached_at: string;
 }
 
+/** The outgoing side as a clock advance drives it (the dispatcher). */
+export interface ClockedDeliveries {
+  /** Freezes and sends a client's due messages by its clock; resolves to the attempts made. */
+  deliverFor(clientId: string): Promise<number>;
+  /** When the client's next delivery work is due by its clock; null when none can go (none waits, no Connector, paused). */
+  nextDueFor(clientId: string): number | null;
+}
+
 /** One advance may fire at most this many steps (a guard against a schedule that never moves forward). */
 const MAX_STEPS = 100_000;
 
@@ -43,10 +50,8 @@ export class TestClocks {
   constructor(
     private readonly clocks: ClientClocks,
     private readonly book: OrderBook,
-    private readonly messages: CallbackMessages,
     private readonly idempotency: IdempotencyRepository,
-    /** Freezes and sends a client's due messages by its clock; resolves to the attempts made. */
-    private readonly deliver: (clientId: string) => Promise<number>,
+    private readonly deliveries: ClockedDeliveries,
     private readonly events: EventSink,
   ) {}
 
@@ -90,10 +95,11 @@ export class TestClocks {
       const at = Math.max(next, this.clocks.now(clientId));
       this.clocks.set(clientId, at);
       for (const order of this.book.settleDueOf(clientId)) fired.push({ at: formatInstant(at), kind: 'settlement', reference: order.reference, status: order.status });
-      const attempts = await this.deliver(clientId);
+      const attempts = await this.deliveries.deliverFor(clientId);
       if (attempts > 0) fired.push({ at: formatInstant(at), kind: 'delivery', attempts });
-      // Due messages that cannot go (a paused client): only settlements may still move the clock.
-      const stillDue = attempts === 0 ? this.messages.nextDueOf(clientId) : null;
+      // A due message that still did not go (an attempt held back by an injected delay): from here on only
+      // settlements may move the clock, or the advance would spin on it.
+      const stillDue = attempts === 0 ? this.deliveries.nextDueFor(clientId) : null;
       if (stillDue !== null && stillDue <= at) deliveriesStuck = true;
     }
     this.clocks.set(clientId, targetMs);
@@ -104,7 +110,7 @@ export class TestClocks {
   }
 
   private nextDue(clientId: string, withoutDeliveries: boolean): number | null {
-    const times = [this.book.nextSettlementOf(clientId), withoutDeliveries ? null : this.messages.nextDueOf(clientId)];
+    const times = [this.book.nextSettlementOf(clientId), withoutDeliveries ? null : this.deliveries.nextDueFor(clientId)];
     const due = times.filter((time): time is number => time !== null);
     return due.length === 0 ? null : Math.min(...due);
   }

@@ -88,6 +88,16 @@ export class Dispatcher {
     return attempts;
   }
 
+  /**
+   * When a client's deliveries are next due by its own clock (CallbackMessages.nextDueOf), or null when none can go:
+   * nothing waits, the client has no Connector, or it is paused.
+   */
+  nextDueFor(clientId: string): number | null {
+    const connector = this.connectors.get(clientId);
+    if (!connector || this.connectors.isPaused(clientId)) return null;
+    return this.messages.nextDueOf(connector.settings);
+  }
+
   private async runFor(connector: ConnectorClient): Promise<number> {
     if (this.stopped) return 0;
     this.messages.freeze(connector.settings);

@@ -59,7 +59,6 @@ export class OutboxRepository {
   private readonly enqueueStmt;
   private readonly queuedStmt;
   private readonly nextDueStmt;
-  private readonly oldestQueuedStmt;
   private readonly blockedStmt;
   private readonly laterFinalStmt;
   private readonly supersedeStmt;
@@ -85,7 +84,6 @@ export class OutboxRepository {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.nextDueStmt = db.prepare(`SELECT MIN(next_attempt_at) FROM callbacks WHERE state = 'pending' AND client_id = ?`).pluck();
-    this.oldestQueuedStmt = db.prepare(`SELECT MIN(created_at) FROM status_events WHERE state = 'queued' AND client_id = ?`).pluck();
     this.queuedStmt = objectReader<StatusEventRow>(db.prepare(`SELECT ${EVENT_COLUMNS} FROM status_events WHERE state = 'queued' AND client_id = ? ORDER BY id LIMIT ?`));
     this.blockedStmt = db.prepare(
       `SELECT 1 FROM status_events e JOIN callbacks c ON c.id = e.callback_id
@@ -145,11 +143,6 @@ export class OutboxRepository {
   /** The earliest next attempt of a client's pending messages, if any. */
   nextAttemptOf(clientId: string): number | null {
     return (this.nextDueStmt.get(clientId) as number | null | undefined) ?? null;
-  }
-
-  /** When the oldest report still waiting to be frozen into a message was queued, if any. */
-  oldestQueuedOf(clientId: string): number | null {
-    return (this.oldestQueuedStmt.get(clientId) as number | null | undefined) ?? null;
   }
 
   queued(clientId: string, limit: number): StatusEventRow[] {
