@@ -105,8 +105,10 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
     route(async (req, res) => {
       await verifyBankRequest(req, rawBodyOf(req), 'pull', verifyDeps);
       const { status, limit, offset, offsetMs } = pullQuery(req);
-      let page = store.pullPage(status, offsetMs, limit);
-      if (flaws.has('ignores_limit')) page = store.pullPage(status, offsetMs, EVERY_ORDER); // FLAW ignores_limit: every matching order, whatever the limit
+      let from = offsetMs; // inclusive: orders at exactly the offset's instant come back
+      if (flaws.has('exclusive_offset')) from = offsetMs + 1; // FLAW exclusive_offset: leaves out the orders at the offset's instant
+      let page = store.pullPage(status, from, limit);
+      if (flaws.has('ignores_limit')) page = store.pullPage(status, from, EVERY_ORDER); // FLAW ignores_limit: every matching order, whatever the limit
       if (page.orders.length === 0) {
         res.status(204).end();
         return;

@@ -9,6 +9,10 @@ export const FLAWS = {
     breaks: 'a signature that does not verify over the base (its key found, its alg valid) is accepted; a missing signature, alg none and an unknown kid are still refused',
     cases: ['pull.bad_signature_rejected', 'unit.bad_signature_rejected', 'batch.bad_signature_rejected'],
   },
+  checks_only_digest: {
+    breaks: "a callback is checked against its Content-Digest but its signature is not verified over the base (its key found, its alg valid); a body that does not match its Content-Digest, a missing signature, alg none, an unknown kid and any bad pull signature are still refused",
+    cases: ['unit.bad_signature_rejected', 'batch.bad_signature_rejected'],
+  },
   accepts_alg_none: {
     breaks: 'a JWS whose header says alg "none" is accepted without a signature',
     cases: ['unit.alg_none_rejected'],
@@ -16,6 +20,10 @@ export const FLAWS = {
   ignores_limit: {
     breaks: 'the pull answers every matching order, ignoring limit',
     cases: ['pull.page_respects_limit'],
+  },
+  exclusive_offset: {
+    breaks: "the pull treats offset as exclusive (initiated_at > offset): orders at exactly the offset's instant never come back, so paging loses those that share the cursor's instant",
+    cases: ['pull.cursor_is_a_minimum'],
   },
   accepts_stale_timestamp: {
     breaks: 'an X-Timestamp outside the window is accepted',

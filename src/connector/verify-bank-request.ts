@@ -81,7 +81,7 @@ export async function verifyBankRequest(req: Request, rawBody: Buffer, flow: Ban
   const request: IncomingRequest = { method: req.method, target: req.originalUrl, header: (name) => header(req, name), body: rawBody };
   const findKey: KeyLookup<Promise<KeyObject | null>> = (kid, alg) => deps.jwks.keyFor(kid, alg);
   const failure = await checkSignatureAsync(flow, request, findKey, KEY_OWNER);
-  if (failure && !(await acceptedByFlaw(failure, flow, request, findKey, flaws)) /* FLAW accepts_bad_signature, accepts_alg_none */) {
+  if (failure && !(await acceptedByFlaw(failure, flow, request, findKey, flaws)) /* FLAW accepts_bad_signature, accepts_alg_none, checks_only_digest */) {
     throw problemOf(failure);
   }
   const unused = store.spendNonce(config.bankClientId, values['x-nonce'], nowMs, nonceExpiresAt(timestampMs, nowMs, config.timestampWindowS));
@@ -98,10 +98,13 @@ const KEY_OWNER = "in the Bank's JWKS";
  * request's base (signature_mismatch), or the body no longer matches its Content-Digest while the signature's key
  * is known (digest_mismatch: checked again without the digest, to tell a known key from an unknown kid).
  * accepts_alg_none: the protected header says alg "none".
+ * checks_only_digest: a callback whose body matched its Content-Digest (checked first) and whose key was found, but
+ * whose signature does not verify over the base (signature_mismatch).
  */
 async function acceptedByFlaw(failure: VerifyFailure, flow: SignedFlow, request: IncomingRequest, findKey: KeyLookup<Promise<KeyObject | null>>, flaws: Flaws): Promise<boolean> {
   if (failure.code !== 'signature_invalid') return false;
   if (flaws.has('accepts_alg_none') && peekHeader(request.header('x-signature') ?? '')?.alg === 'none') return true;
+  if (flaws.has('checks_only_digest') && flow === 'callback' && failure.reason === 'signature_mismatch') return true;
   if (!flaws.has('accepts_bad_signature')) return false;
   if (failure.reason === 'signature_mismatch') return true;
   if (failure.reason !== 'digest_mismatch') return false;

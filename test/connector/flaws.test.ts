@@ -99,6 +99,22 @@ function pull(limit = 5, overrides: Record<string, string> = {}): Prepared {
   return { method: 'GET', path, headers: { ...headers, authorization: 'Bearer demo-pull-token' } };
 }
 
+/** A pull from `offset` (an initiated_at), as the Bank's cursor asks for the next page. */
+function pullFrom(offset: string, limit = 100): Prepared {
+  const path = `/payment-orders?status=READY&limit=${limit}&offset=${encodeURIComponent(offset)}`;
+  const headers = bankSignedHeaders(bank.signer, 'pull', 'GET', path, '', clock);
+  return { method: 'GET', path, headers: { ...headers, authorization: 'Bearer demo-pull-token' } };
+}
+
+/** The first order the pull serves from the epoch: its reference and initiated_at. */
+async function firstServed(connector: ReferenceConnector): Promise<{ reference: string; initiated_at: string }> {
+  const answer = await send(connector, pull(1));
+  expect(answer.status).toBe(200);
+  return answer.body.content[0];
+}
+
+const servedReferences = (answer: Answer): string[] => (answer.body.content ?? []).map((order: { reference: string }) => order.reference);
+
 const UNIT_PATH = '/callbacks/orders/status';
 const BATCH_PATH = '/callbacks/orders/status/batch';
 
@@ -119,6 +135,14 @@ function newOrder(...targets: ReferenceConnector[]): string {
 }
 
 const success = (reference: string) => JSON.stringify({ reference, bank_reference: `BNK-${reference}`, status: 'SUCCESS', processed_at: now() });
+
+/** A callback signed over a PENDING body, carrying a SUCCESS body, with a Content-Digest of the `digestOf` body. */
+function changedBody(reference: string, digestOf: 'sent' | 'signed'): Prepared {
+  const signedBody = JSON.stringify({ reference, bank_reference: 'BNK-1', status: 'PENDING', processed_at: now() });
+  const sentBody = success(reference);
+  const prepared = callback(UNIT_PATH, signedBody, { sentBody });
+  return { ...prepared, headers: { ...prepared.headers, 'content-digest': contentDigest(digestOf === 'sent' ? sentBody : signedBody) } };
+}
 
 /** X-Signature with alg "none": a protected header and an empty signature part. */
 function algNone(prepared: Prepared): Prepared {
@@ -197,6 +221,29 @@ describe('accepts_bad_signature', () => {
   });
 });
 
+describe('checks_only_digest', () => {
+  it('accepts a callback whose body changed after signing when its Content-Digest matches the changed body; without the flaw, 401 signature_invalid', async () => {
+    const [flawed, correct] = [await connectorWith('checks_only_digest'), await connectorWith(null)];
+    const reference = newOrder(flawed, correct);
+    const tampered = changedBody(reference, 'sent');
+    expect(await send(flawed, tampered)).toMatchObject({ status: 200, body: { applied: 1 } });
+    expect(flawed.store.order(reference)?.status).toBe('SUCCESS');
+    const refused = await send(correct, tampered);
+    expect([refused.status, refused.code, refused.body.detail]).toEqual([401, 'signature_invalid', expect.stringMatching(/does not match the signature base/)]);
+    expect(correct.store.order(reference)?.status).toBe('READY');
+  });
+
+  it('still refuses a body that does not match its Content-Digest, alg none, an unknown kid, and a pull whose target changed after signing', async () => {
+    const flawed = await connectorWith('checks_only_digest');
+    const reference = newOrder(flawed);
+    expect(await send(flawed, changedBody(reference, 'signed'))).toMatchObject({ status: 401, code: 'signature_invalid', body: { detail: expect.stringMatching(/Content-Digest/) } });
+    expect(await send(flawed, algNone(callback(UNIT_PATH, success(reference))))).toMatchObject({ status: 401, code: 'signature_invalid' });
+    expect(await send(flawed, callback(UNIT_PATH, success(reference), { signer: await strangerKey() }))).toMatchObject({ status: 401, code: 'signature_invalid' });
+    expect(await send(flawed, { ...pull(1), path: pullTarget(3) })).toMatchObject({ status: 401, code: 'signature_invalid' });
+    expect(flawed.store.order(reference)?.status).toBe('READY');
+  });
+});
+
 describe('accepts_alg_none', () => {
   it('accepts a callback whose JWS says alg "none"; without the flaw, 401 signature_invalid', async () => {
     const [flawed, correct] = [await connectorWith('accepts_alg_none'), await connectorWith(null)];
@@ -222,6 +269,19 @@ describe('ignores_limit', () => {
     const prepared = pull(2);
     expect(await send(flawed, prepared)).toMatchObject({ status: 200, body: { limit: 2, size: 12, total_elements: 12 } });
     expect(await send(correct, prepared)).toMatchObject({ status: 200, body: { limit: 2, size: 2, total_elements: 12 } });
+  });
+});
+
+describe('exclusive_offset', () => {
+  it('leaves out the orders initiated exactly at the offset; without the flaw, the offset is inclusive', async () => {
+    const [flawed, correct] = [await connectorWith('exclusive_offset'), await connectorWith(null)];
+    const first = await firstServed(correct);
+    const prepared = pullFrom(first.initiated_at);
+    expect(servedReferences(await send(correct, prepared))).toContain(first.reference);
+    const answer = await send(flawed, prepared);
+    expect(answer.status).toBe(200);
+    expect(servedReferences(answer)).not.toContain(first.reference);
+    expect(answer.body.content.every((order: { initiated_at: string }) => order.initiated_at > first.initiated_at)).toBe(true);
   });
 });
 
@@ -337,7 +397,16 @@ describe('polls_after_404', () => {
 const PROBES: Record<Flaw, (connector: ReferenceConnector) => Promise<boolean>> = {
   accepts_bad_signature: async (connector) => (await send(connector, { ...pull(1), path: pullTarget(3) })).status === 200,
   accepts_alg_none: async (connector) => (await send(connector, algNone(callback(UNIT_PATH, success(newOrder(connector)))))).status === 200,
+  checks_only_digest: async (connector) => {
+    // Refuses a body that does not match its Content-Digest (accepts_bad_signature takes it), takes one that does.
+    const reference = newOrder(connector);
+    return (await send(connector, changedBody(reference, 'signed'))).status !== 200 && (await send(connector, changedBody(reference, 'sent'))).status === 200;
+  },
   ignores_limit: async (connector) => (await send(connector, pull(1))).body.size !== 1,
+  exclusive_offset: async (connector) => {
+    const first = await firstServed(connector);
+    return !servedReferences(await send(connector, pullFrom(first.initiated_at))).includes(first.reference);
+  },
   accepts_stale_timestamp: async (connector) => (await send(connector, pull(1, { 'x-timestamp': tenMinutesAgo() }))).status === 200,
   accepts_replayed_nonce: async (connector) => {
     const prepared = pull(1);

@@ -57,6 +57,11 @@ export interface CaseContext {
   pullLimit: number;
   /** Orders served in the discovery pulls, ascending by initiated_at (pull cases read, never take, them). */
   served: readonly ServedOrder[];
+  /**
+   * Whether a served order is still as the Connector served it, as far as the run knows: the Bank holds no order of
+   * that reference and no case has taken it (so no callback of the run can have changed its status).
+   */
+  untouched(reference: string): boolean;
   /** A bank_reference of the run's own (callbacks report orders the Bank never stored). */
   bankReference(reference: string): string;
   /** Publishes a new Bank key in the JWKS for the rest of the run, and answers it for signing. */

@@ -101,6 +101,7 @@ export async function playRun(plan: RunPlan, deps: RunDeps): Promise<RunOutcome>
       pullStatus: plan.pullStatus,
       pullLimit: plan.pullLimit,
       served,
+      untouched: (reference) => pool.some((order) => order.reference === reference),
       bankReference: (reference) => `CONF-${plan.runId}-${reference}`.slice(0, 128),
       rotatedKey: async () => {
         const key = await freshSigningKey();

@@ -23,7 +23,7 @@ const info = (id: string, clause: string, sends: string, expected: string): Case
 export const CASES: readonly CaseInfo[] = [
   info('pull.signed_request_accepted', 'contract 4.2.1, profile 1', 'a correct signed pull with a valid token', '200 with a page envelope that passes the schema, or 204'),
   info('pull.page_respects_limit', 'contract 4.2.1', 'pulls with limit=1 and limit=2', 'never more orders than limit'),
-  info('pull.cursor_is_a_minimum', 'contract 4.2.1', 'a pull with offset = an initiated_at seen on a page', 'every order returned has initiated_at >= offset, ascending'),
+  info('pull.cursor_is_a_minimum', 'contract 4.2.1', 'a pull with offset = an initiated_at seen on a page', 'every order returned has initiated_at >= offset, ascending; the orders initiated exactly at offset come back (it is inclusive)'),
   info('pull.unsigned_rejected', 'profile 1', 'the same request without X-Signature', '4xx'),
   info('pull.bad_signature_rejected', 'profile 1', 'a signature over another base (one header changed after signing)', '4xx'),
   info('pull.missing_token_rejected', 'profile 3', 'no Authorization', '401'),

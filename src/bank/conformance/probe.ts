@@ -10,7 +10,7 @@ import { SigningKey } from '../../wire/keys';
 import { parseJsonText } from '../../wire/json-text';
 import { formatInstant } from '../../wire/rfc3339';
 import { HttpAnswer, SentExchange, SignedClient, SigningOverrides, TlsMaterial } from '../../wire/signed-client';
-import { SignedFlow } from '../../wire/signature-base';
+import { contentDigest, SignedFlow } from '../../wire/signature-base';
 import { BodyRecord, bodyText, curlCommand, cut, Masker } from '../application/journal-format';
 import { RecordedExchange } from './model';
 import type { ObservedRequest } from './case';
@@ -285,9 +285,16 @@ export function withoutHeader(prepared: Prepared, name: string): Prepared {
   return { ...prepared, headers };
 }
 
-/** The body changed after signing; Content-Digest (if sent) still describes the signed body. */
+/**
+ * The body changed after signing, with a Content-Digest (when the request carries one) of the changed body: the
+ * request gets past a digest check, so that only the signature over the base can refuse it. (Left on the signed
+ * body, the digest would let a Connector that never verifies the signature refuse it as a digest mismatch.)
+ */
 export function withBody(prepared: Prepared, body: unknown): Prepared {
-  return { ...prepared, body: Buffer.from(JSON.stringify(body)) };
+  const bytes = Buffer.from(JSON.stringify(body));
+  const headers = { ...prepared.headers };
+  if (headers['content-digest'] !== undefined) headers['content-digest'] = contentDigest(bytes);
+  return { ...prepared, headers, body: bytes };
 }
 
 /** An unsecured JWS (RFC 7515 appendix A.5 style): header alg none, empty signature part. */
