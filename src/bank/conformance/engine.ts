@@ -4,6 +4,7 @@
 // Nothing here touches the store: the run learns what it needs through RunDeps.
 import { formatInstant } from '../../wire/rfc3339';
 import { CallbackMode } from '../outbound/connectors';
+import { plainHttpRefusal } from '../outbound/dispatcher';
 import { CaseContext, ConformanceCase, failed, Judgement, ObservedRequest, ServedOrder, skipped } from './case';
 import { REGISTRY } from './cases';
 import { EPOCH, pageOf } from './cases/pull/page';
@@ -21,6 +22,11 @@ export interface RunPlan {
   callbackMode: CallbackMode;
   pullStatus: string;
   pullLimit: number;
+  /**
+   * Whether the Bank sends callbacks to an http:// Connector (SANDBOX_MODE=relaxed), by the dispatcher's own rule
+   * (plainHttpRefusal); when it does not, the unit and batch cases are SKIPPED and make no connection. Absent: it does.
+   */
+  allowPlainHttp?: boolean;
 }
 
 export interface RunDeps {
@@ -62,8 +68,19 @@ async function discover(probe: ConnectorProbe, plan: RunPlan): Promise<ServedOrd
   return [...served.values()].sort((a, b) => (a.initiatedAt < b.initiatedAt ? -1 : a.initiatedAt > b.initiatedAt ? 1 : 0));
 }
 
+/** Why the Bank would send this run's Connector no callback at all (strict mode, http://), or null. */
+export function callbacksRefused(plan: Pick<RunPlan, 'target' | 'allowPlainHttp'>): string | null {
+  const refusal = plainHttpRefusal(plan.target.baseUrl, plan.allowPlainHttp ?? true);
+  if (!refusal) return null;
+  return `the Bank never calls back an http:// Connector in strict mode (${refusal}), so callback cases do not apply: no callback was sent and no connection made; register an https:// Connector URL, or run the Bank with SANDBOX_MODE=relaxed`;
+}
+
 function notApplicable(entry: ConformanceCase, plan: RunPlan): string | null {
   const { group } = entry.info;
+  if (group === 'unit' || group === 'batch') {
+    const refused = callbacksRefused(plan);
+    if (refused) return refused;
+  }
   if (group === 'unit' && plan.callbackMode === 'batch') return "the client's callback mode is batch: unit callback cases apply to unit and auto";
   if (group === 'batch' && plan.callbackMode === 'unit') return "the client's callback mode is unit: batch callback cases apply to batch and auto";
   return null;
@@ -90,7 +107,7 @@ export async function playRun(plan: RunPlan, deps: RunDeps): Promise<RunOutcome>
   const results = new Map<string, CaseResult>();
   try {
     const planned = REGISTRY.filter((entry) => plan.caseIds.includes(entry.info.id));
-    const needsOrders = planned.some((entry) => entry.info.group !== 'client');
+    const needsOrders = planned.some((entry) => entry.info.group !== 'client' && notApplicable(entry, plan) === null);
     const served = needsOrders ? await discover(probe, plan) : [];
     const pool = served.filter((order) => !deps.knownReference(order.reference));
     const references = plan.clientOrders.map((order) => order.reference);
