@@ -56,6 +56,12 @@ export const CASES: readonly CaseInfo[] = [
   info('client.stops_after_final', 'contract 3, 8', 'an order that became final', 'no poll of it afterwards'),
 ];
 
+/**
+ * The run's window for the client.* cases, in seconds, as POST /sandbox/conformance-runs accepts it
+ * (schemas/control/conformance-run-start.schema.json); the CLI checks --window-s against it before any request.
+ */
+export const WINDOW_S = { min: 1, max: 600 } as const;
+
 const BY_ID = new Map(CASES.map((one) => [one.id, one]));
 
 export function caseInfo(id: string): CaseInfo | undefined {

@@ -3,7 +3,7 @@
 // and HTML reports, and exits 0 (all passed, or failed as expected), 1 (an unexpected failure, or an expected
 // failure that passed), 2 (the run could not start or finish) or 3 (usage).
 import fs from 'node:fs';
-import { caseInfo } from '../../bank/conformance/model';
+import { caseInfo, WINDOW_S } from '../../bank/conformance/model';
 import type { Verdict } from '../../bank/conformance/model';
 import { BANK_OPTIONS, Parsed } from '../args';
 import { ApiAnswer, BankApi, bankEndpoint, problemText } from '../bank-api';
@@ -249,7 +249,7 @@ export const conformanceCommand = command(
       'expected-failures': { type: 'string', value: 'file', help: 'case ids known to fail, one a line (optionally "# reason")' },
       junit: { type: 'string', value: 'file', help: 'write the JUnit XML report here' },
       html: { type: 'string', value: 'file', help: 'write the single-file HTML report here' },
-      'window-s': { type: 'string', value: 'seconds', help: "how long the run watches the Connector's own requests (client.* cases)" },
+      'window-s': { type: 'string', value: 'seconds', help: `how long the run watches the Connector's own requests (client.* cases), ${WINDOW_S.min} to ${WINDOW_S.max}; default 15` },
       'push-via': { type: 'string', value: 'url', help: "POST each client order to this URL (the reference Connector's POST /orders)" },
       'timeout-s': { type: 'string', value: 'seconds', help: 'give up following the run after this long (default 900): exit 2' },
       ...BANK_OPTIONS,
@@ -264,7 +264,8 @@ export const conformanceCommand = command(
     const clientId = parsed.required('client');
     const cases = caseList(parsed, 'cases');
     const skip = caseList(parsed, 'skip');
-    const windowS = parsed.integer('window-s', 1, 3600);
+    // The Bank's own bounds, so that a value it would refuse is a usage error (exit 3) before any request.
+    const windowS = parsed.integer('window-s', WINDOW_S.min, WINDOW_S.max);
     const timeoutS = parsed.integer('timeout-s', 1, 86_400) ?? 900;
     const expectedFile = parsed.string('expected-failures');
     const expected: ExpectedFailures = expectedFile === undefined ? new Map() : readExpectedFailures(expectedFile);
