@@ -70,7 +70,8 @@ export function connectorSettingsOf(config: BankConfig, client: RegisteredClient
     pollStatus: block.poll_status ?? config.pollStatus,
     pollLimit: block.poll_limit ?? config.pollLimit,
     callbackMode: block.callback_mode ?? config.callbackMode,
-    staticToken: block.token ?? config.connectorToken,
+    // CONNECTOR_TOKEN is only for clients with neither token nor token_url of their own (docs/configuration.md).
+    staticToken: block.token ?? (block.token_url ? null : config.connectorToken),
     tokenUrl: block.token_url ?? null,
     tokenClientId: block.token_client_id ?? config.bankClientId,
     tokenClientSecret: block.token_client_secret ?? null,
