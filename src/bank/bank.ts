@@ -198,7 +198,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     db, repo: new ConformanceRunRepository(db), connectors, book, journal, events: eventLog, signer, clock, logger,
     clientExists: (clientId) => registry.find(clientId) !== undefined,
     publishKey: (jwk) => publishedKeys.add(jwk),
-    settings: { ...CONFORMANCE_DEFAULTS, exchangeTimeoutMs: config.conformanceExchangeTimeoutMs, bankClientId: config.bankClientId, bankVersion: bankVersion(), reportBodyLimit: config.journalBodyLimit },
+    settings: { ...CONFORMANCE_DEFAULTS, exchangeTimeoutMs: config.conformanceExchangeTimeoutMs, bankClientId: config.bankClientId, bankVersion: bankVersion(), reportBodyLimit: config.journalBodyLimit, allowPlainHttp: config.sandboxMode === 'relaxed' },
   });
   const app = buildApp({
     services, logger, book, createOrder, readiness, journal, metrics, events: eventLog, pollFaults: faults,

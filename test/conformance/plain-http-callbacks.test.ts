@@ -2,6 +2,7 @@
 // made"), so a run does not either: its unit and batch cases are SKIPPED with that reason, in the results and the
 // JUnit file, and no callback leaves. The rule is the dispatcher's own (plainHttpRefusal). The pull is not affected.
 import fs from 'node:fs';
+import request from 'supertest';
 import { callbacksRefused, playRun, RunDeps, RunPlan } from '../../src/bank/conformance/engine';
 import { junitXml } from '../../src/bank/conformance/junit';
 import { CASES, CaseResult, ConformanceRun } from '../../src/bank/conformance/model';
@@ -19,7 +20,7 @@ afterAll(() => pair.close());
 const CALLBACK_CASES = CASES.filter((one) => one.group === 'unit' || one.group === 'batch').map((one) => one.id);
 
 /** Plays `caseIds` against the reference Connector (served over http://) with the Bank's signer; answers the results and every request the run sent. */
-async function play(caseIds: string[], allowPlainHttp: boolean | undefined): Promise<{ results: CaseResult[]; sent: SentExchange[]; plan: RunPlan }> {
+async function play(caseIds: string[], allowPlainHttp: boolean): Promise<{ results: CaseResult[]; sent: SentExchange[]; plan: RunPlan }> {
   const sent: SentExchange[] = [];
   const plan: RunPlan = {
     runId: `plain${Math.random().toString(36).slice(2, 8)}`,
@@ -31,7 +32,7 @@ async function play(caseIds: string[], allowPlainHttp: boolean | undefined): Pro
     callbackMode: 'auto',
     pullStatus: 'READY',
     pullLimit: 100,
-    ...(allowPlainHttp === undefined ? {} : { allowPlainHttp }),
+    allowPlainHttp,
   };
   const deps: RunDeps = {
     probe: {
@@ -101,4 +102,23 @@ it('the rule is the dispatcher\'s: only http:// in strict mode is refused', () =
   expect(callbacksRefused({ target: target('http://localhost:9090'), allowPlainHttp: false })).toMatch(/strict mode/);
   expect(callbacksRefused({ target: target('http://localhost:9090'), allowPlainHttp: true })).toBeNull();
   expect(callbacksRefused({ target: target('https://localhost:9443'), allowPlainHttp: false })).toBeNull();
+});
+
+it('a strict Bank passes its mode to the run: POST /sandbox/conformance-runs skips the callback cases of an http:// Connector', async () => {
+  const strict = await startRunPair({}, { sandboxMode: 'strict', adminToken: 'conformance-admin' });
+  try {
+    const started = await request(strict.bank.app)
+      .post('/sandbox/conformance-runs')
+      .set('authorization', 'Bearer conformance-admin')
+      .send({ client_id: 'demo-connector', cases: ['unit.valid_callback_accepted', 'batch.valid_batch_accepted'] });
+    expect(started.status).toBe(202);
+    const run = await strict.bank.conformance.finished(started.body.id);
+    expect(run?.results.map((result) => [result.id, result.verdict])).toEqual([
+      ['unit.valid_callback_accepted', 'SKIPPED'],
+      ['batch.valid_batch_accepted', 'SKIPPED'],
+    ]);
+    expect(run?.results[0].reason).toMatch(/never calls back an http:\/\/ Connector in strict mode/);
+  } finally {
+    await strict.close();
+  }
 });

@@ -37,6 +37,8 @@ export interface ConformanceSettings {
   reportBodyLimit: number;
   defaultWindowS: number;
   runsKept: number;
+  /** SANDBOX_MODE=relaxed: a run calls back an http:// Connector, as the dispatcher does; strict: never. */
+  allowPlainHttp: boolean;
 }
 
 export interface ConformanceDeps {
@@ -121,6 +123,7 @@ export class ConformanceRuns {
       runId: id, clientId, caseIds: cases, clientOrders, windowS,
       target: { clientId, baseUrl: connector.settings.baseUrl, tls: connector.settings.tls, token: () => connector.pullToken() },
       callbackMode: connector.settings.callbackMode, pullStatus: connector.settings.pollStatus, pullLimit: connector.settings.pollLimit,
+      allowPlainHttp: settings.allowPlainHttp,
     };
     this.deps.logger.info('conformance run started', { run_id: id, client_id: clientId, cases: cases.length, window_s: windowS, connector_url: plan.target.baseUrl });
     this.inProgress.set(id, this.play(plan).finally(() => {

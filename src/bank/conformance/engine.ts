@@ -24,9 +24,9 @@ export interface RunPlan {
   pullLimit: number;
   /**
    * Whether the Bank sends callbacks to an http:// Connector (SANDBOX_MODE=relaxed), by the dispatcher's own rule
-   * (plainHttpRefusal); when it does not, the unit and batch cases are SKIPPED and make no connection. Absent: it does.
+   * (plainHttpRefusal); when it does not, the unit and batch cases are SKIPPED and make no connection.
    */
-  allowPlainHttp?: boolean;
+  allowPlainHttp: boolean;
 }
 
 export interface RunDeps {
@@ -70,7 +70,7 @@ async function discover(probe: ConnectorProbe, plan: RunPlan): Promise<ServedOrd
 
 /** Why the Bank would send this run's Connector no callback at all (strict mode, http://), or null. */
 export function callbacksRefused(plan: Pick<RunPlan, 'target' | 'allowPlainHttp'>): string | null {
-  const refusal = plainHttpRefusal(plan.target.baseUrl, plan.allowPlainHttp ?? true);
+  const refusal = plainHttpRefusal(plan.target.baseUrl, plan.allowPlainHttp);
   if (!refusal) return null;
   return `the Bank never calls back an http:// Connector in strict mode (${refusal}), so callback cases do not apply: no callback was sent and no connection made; register an https:// Connector URL, or run the Bank with SANDBOX_MODE=relaxed`;
 }
