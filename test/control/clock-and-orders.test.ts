@@ -37,7 +37,7 @@ async function createWith(scenario: string): Promise<string> {
 }
 
 describe('test clocks', () => {
-  it('the README session: PENDING:3600:SUCCESS pends at 3599 s, settles at 3600 s with its callback at the clocked time; redelivery sends the same bytes and key; reset forgets it', async () => {
+  it('without PENDING reports: PENDING:3600:SUCCESS pends at 3599 s, settles at 3600 s with its callback at the clocked time; redelivery sends the same bytes and key; reset forgets it', async () => {
     const attached = await post(`/clients/${demo.client_id}/clock`, { frozen_at: '2026-11-22T12:00:00Z' });
     expect(attached.status).toBe(201);
     expect(attached.body).toEqual({ client_id: demo.client_id, now: '2026-11-22T12:00:00.000Z', attached_at: '2026-11-22T10:00:00.000Z' });
@@ -150,7 +150,7 @@ describe('test clocks', () => {
 
 describe('test clocks with the default reporting (PENDING reported, a 1 s batch window)', () => {
   /** A Bank of its own, as `npm start` reports: every PENDING too, and partial batches wait BATCH_WINDOW_MS. */
-  async function withReportingBank(callbackMode: 'unit' | 'batch', run: (own: { bank: Bank; fake: FakeConnector; client: DemoClient }) => Promise<void>): Promise<void> {
+  async function withReportingBank(callbackMode: 'unit' | 'batch' | 'auto', run: (own: { bank: Bank; fake: FakeConnector; client: DemoClient }) => Promise<void>): Promise<void> {
     const own = await bankWithFakeConnector({ callbackMode, reportPending: true, batchWindowMs: 1000, retryScheduleS: [60, 600], retryHorizonS: 3600 }, { clock: new ManualClock(T0) });
     try {
       await run({ ...own, client: new DemoClient(own.bank) });
@@ -167,6 +167,33 @@ describe('test clocks with the default reporting (PENDING reported, a 1 s batch 
     expect([200, 202]).toContain((await client.create(order)).status);
     return order.reference as string;
   };
+
+  it('the documented session (README step 5, docs/control-plane.md): each line does what its comment says', async () => {
+    await withReportingBank('auto', async ({ bank, fake, client }) => {
+      await attach(bank);
+      const reference = await createOn(client, 'PENDING:3600:SUCCESS');
+      // its PENDING callback, no settlement
+      expect((await advance(bank, { seconds: 3599 })).body.fired).toEqual([{ at: '2026-11-22T12:00:00.000Z', kind: 'delivery', attempts: 1 }]);
+      expect(fake.callbacks.map((callback) => callback.parsed.status)).toEqual(['PENDING']);
+      // settlement + SUCCESS callback
+      expect((await advance(bank, { seconds: 1 })).body.fired).toEqual([
+        { at: '2026-11-22T13:00:00.000Z', kind: 'settlement', reference, status: 'SUCCESS' },
+        { at: '2026-11-22T13:00:00.000Z', kind: 'delivery', attempts: 1 },
+      ]);
+      // SUCCESS, processed_at 13:00:00, both messages and their attempts
+      const detail = (await request(bank.app).get(`/sandbox/orders/${demo.client_id}/${reference}`).set(admin())).body;
+      expect(detail.order).toMatchObject({ status: 'SUCCESS', processed_at: '2026-11-22T13:00:00.000Z' });
+      const messages = detail.messages as { message_id: number; idempotency_key: string; attempts: unknown[] }[];
+      expect(messages.map((message) => [message.idempotency_key.split('-').pop(), message.attempts.length])).toEqual([['PENDING', 1], ['SUCCESS', 1]]);
+      // the SUCCESS callback again (messages.at(-1)): same bytes, same key, sent on the clock's next advance
+      const last = messages.at(-1) as { message_id: number };
+      expect((await request(bank.app).post(`/sandbox/callbacks/${last.message_id}/redeliver`).set(admin())).status).toBe(200);
+      expect(fake.callbacks).toHaveLength(2);
+      expect((await advance(bank, { seconds: 0 })).body.fired).toEqual([{ at: '2026-11-22T13:00:00.000Z', kind: 'delivery', attempts: 1 }]);
+      expect(fake.callbacks).toHaveLength(3);
+      expect([fake.callbacks[2].body, fake.callbacks[2].idempotencyKey]).toEqual([fake.callbacks[1].body, fake.callbacks[1].idempotencyKey]);
+    });
+  });
 
   it('{"seconds": 0} sends a unit report queued at the frozen instant, at that instant', async () => {
     await withReportingBank('unit', async ({ bank, fake, client }) => {
