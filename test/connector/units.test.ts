@@ -76,7 +76,7 @@ describe('configuration', () => {
     expect(loadConnectorConfig({ CONNECTOR_FLAWS: ' ignores_limit,accepts_alg_none , ignores_limit' }).flaws).toEqual(['ignores_limit', 'accepts_alg_none']);
     expect(loadConnectorConfig({ CONNECTOR_FLAWS: '' }).flaws).toEqual([]);
     const attempt = () => loadConnectorConfig({ CONNECTOR_FLAWS: 'ignores_limit,accepts_everything' });
-    expect(attempt).toThrow(/CONNECTOR_FLAWS: unknown flaw "accepts_everything"; valid: accepts_bad_signature, accepts_alg_none, ignores_limit/);
+    expect(attempt).toThrow(/CONNECTOR_FLAWS: unknown flaw "accepts_everything"; valid: accepts_bad_signature, /);
     expect(attempt).toThrow(new RegExp(FLAW_NAMES.join(', ')));
   });
 });
