@@ -18,6 +18,15 @@ function newestMtime(dir) {
 }
 
 const built = fs.existsSync(output) ? fs.statSync(output).mtimeMs : 0;
+// An installed build without its sources (the Docker image keeps dist/, not tsconfig.json or src/*.ts): nothing to
+// build from, so what is built is what runs (`npm run pki` and `npm start` work there too).
+if (!fs.existsSync(path.join(root, 'tsconfig.json'))) {
+  if (built === 0) {
+    process.stderr.write('dist/ is missing and there are no sources to build it from (no tsconfig.json)\n');
+    process.exit(1);
+  }
+  process.exit(0);
+}
 // package.json too: its "start" holds the node flags the bundle's code cache is made under (scripts/start-flags.js).
 // The build's own scripts too: a changed bundler makes another bundle from the same dist/.
 const configs = ['tsconfig.json', 'package.json', 'scripts/compile-schemas.js', 'scripts/bundle.js', 'scripts/deferred-exports.js']
