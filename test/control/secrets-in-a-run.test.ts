@@ -72,3 +72,23 @@ it('keeps every secret of the run out of logs, the journal and later /sandbox an
   expect(logs.length).toBeGreaterThan(10);
   expect(table).toContain('/oauth/token');
 });
+
+it("tags the control plane's log lines with the request's request_id, as every line about a request is (operations.md)", async () => {
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  const from = logs.length;
+  const registered = await request(bank.app).post('/sandbox/clients').set(admin).set('x-request-id', 'req-log-register').send({ client_id: 'log-tagged-client' });
+  expect(registered.status).toBe(201);
+  await request(bank.app).patch('/sandbox/clients/log-tagged-client').set(admin).set('x-request-id', 'req-log-change').send({ name: 'Renamed' });
+  await request(bank.app).post(`/sandbox/clients/${demo.client_id}/clock`).set(admin).set('x-request-id', 'req-log-clock').send({});
+  await request(bank.app).delete(`/sandbox/clients/${demo.client_id}/clock`).set(admin).set('x-request-id', 'req-log-unclock');
+  await request(bank.app).delete('/sandbox/clients/log-tagged-client').set(admin).set('x-request-id', 'req-log-delete');
+  const lines = logs.slice(from).map((line) => JSON.parse(line) as { message: string; request_id?: string });
+  const idOf = (message: string) => lines.find((line) => line.message === message)?.request_id;
+  expect([
+    idOf('client registered at run time'),
+    idOf('client changed at run time'),
+    idOf('test clock attached'),
+    idOf('test clock detached'),
+    idOf('client deleted at run time'),
+  ]).toEqual(['req-log-register', 'req-log-change', 'req-log-clock', 'req-log-unclock', 'req-log-delete']);
+});

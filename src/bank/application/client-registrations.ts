@@ -192,7 +192,8 @@ export class ClientRegistrations {
     return overriddenClient(this.deps.registry) === client;
   }
 
-  register(request: RegistrationRequest): Promise<Registration> {
+  /** `log`: the request's logger, so that the line carries its request_id. */
+  register(request: RegistrationRequest, log: Logger = this.deps.logger): Promise<Registration> {
     checkExclusive(request);
     const clientId = request.client_id ?? `client-${randomBytes(4).toString('hex')}`;
     return this.exclusive(clientId, async () => {
@@ -217,12 +218,12 @@ export class ClientRegistrations {
       const client = await this.inForce(definition, { source: 'runtime', changedAtRuntime: true, createdAt: now, updatedAt: now }, null);
       const certificate = await this.deps.certificates.issue(clientId);
       this.commit(client, this.deps.repository.register(definition, now));
-      this.deps.logger.info('client registered at run time', { client_id: clientId, auth_methods: authMethods, jwks_uri: definition.jwks_uri, connector_url: definition.connector_base_url });
+      log.info('client registered at run time', { client_id: clientId, auth_methods: authMethods, jwks_uri: definition.jwks_uri, connector_url: definition.connector_base_url });
       return { client: this.deps.registry.find(clientId) as RegisteredClient, clientSecret, apiKey, privateJwk, certificate };
     });
   }
 
-  change(clientId: string, request: ChangeRequest): Promise<RegisteredClient> {
+  change(clientId: string, request: ChangeRequest, log: Logger = this.deps.logger): Promise<RegisteredClient> {
     checkExclusive(request);
     return this.exclusive(clientId, async () => {
       const current = this.get(clientId);
@@ -251,12 +252,12 @@ export class ClientRegistrations {
       const keep = request.jwks === undefined && request.jwks_uri === undefined ? current : null;
       const client = await this.inForce(definition, { ...current.origin, changedAtRuntime: true, updatedAt: now }, keep);
       this.commit(client, this.deps.repository.update(definition, now), request.connector !== undefined || !current.origin.changedAtRuntime);
-      this.deps.logger.info('client changed at run time', { client_id: clientId, members: Object.keys(request) });
+      log.info('client changed at run time', { client_id: clientId, members: Object.keys(request) });
       return this.deps.registry.find(clientId) as RegisteredClient;
     });
   }
 
-  remove(clientId: string): Promise<Removal> {
+  remove(clientId: string, log: Logger = this.deps.logger): Promise<Removal> {
     return this.exclusive(clientId, async () => {
       this.get(clientId);
       this.deps.repository.markDeleted(clientId, this.deps.clock.now());
@@ -265,7 +266,7 @@ export class ClientRegistrations {
       if (connector) this.deps.connectors.remove(clientId);
       this.deps.faults?.clear(clientId);
       const ordersKept = this.deps.repository.orderCount(clientId);
-      this.deps.logger.info('client deleted at run time', { client_id: clientId, orders_kept: ordersKept });
+      log.info('client deleted at run time', { client_id: clientId, orders_kept: ordersKept });
       return { client_id: clientId, removed: { registration: true, connector }, orders_kept: ordersKept };
     });
   }

@@ -10,7 +10,7 @@ import { ConnectorDirectory } from '../outbound/connector-directory';
 import { RegisteredClient } from '../security/client-registry';
 import { ControlArea } from './index';
 import { ClockView } from '../application/test-clocks';
-import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery } from './http';
+import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, requestLog } from './http';
 
 /** A client as GET shows it: what is in force, and never a secret (no hash, no token, no private key). */
 export function clientView(client: RegisteredClient, connectors: ConnectorDirectory, testClock: ClockView | null = null) {
@@ -130,7 +130,7 @@ export const clientsArea: ControlArea = (router, deps) => {
 
   router.post('/clients', async (req, res) => {
     parseQuery(req, {});
-    const registration = await registrations.register(controlBody<RegistrationRequest>(req, 'client-create'));
+    const registration = await registrations.register(controlBody<RegistrationRequest>(req, 'client-create'), requestLog(deps.logger, res));
     res.status(201).setHeader('Location', `${req.baseUrl}/clients/${encodeURIComponent(registration.client.id)}`);
     res.setHeader('Cache-Control', 'no-store');
     res.json(createdBody(registration, bankUrl(req, deps.config), deps.config));
@@ -152,12 +152,12 @@ export const clientsArea: ControlArea = (router, deps) => {
   router.patch('/clients/:clientId', async (req, res) => {
     parseQuery(req, {});
     registrations.get(req.params.clientId); // 404 before the body is judged
-    const changed = await registrations.change(req.params.clientId, controlBody<ChangeRequest>(req, 'client-patch'));
+    const changed = await registrations.change(req.params.clientId, controlBody<ChangeRequest>(req, 'client-patch'), requestLog(deps.logger, res));
     res.json(view(changed));
   });
 
   router.delete('/clients/:clientId', async (req, res) => {
     parseQuery(req, {});
-    res.json(await registrations.remove(req.params.clientId));
+    res.json(await registrations.remove(req.params.clientId, requestLog(deps.logger, res)));
   });
 };

@@ -4,7 +4,7 @@ import { ProblemError } from '../../wire/problems';
 import { parseInstant } from '../../wire/rfc3339';
 import { ClockBackwardsError, ClockView } from '../application/test-clocks';
 import { ControlArea, ControlDeps } from './index';
-import { controlBody, parseQuery } from './http';
+import { controlBody, parseQuery, requestLog } from './http';
 
 /** Clocks belong to registered clients (with or without a Connector). */
 function knownClient(deps: ControlDeps, clientId: string): string {
@@ -36,7 +36,7 @@ export const clockArea: ControlArea = (router, deps) => {
     } catch (error) {
       backwards(error);
     }
-    deps.logger.info('test clock attached', { client_id: clientId, now: view.now });
+    requestLog(deps.logger, res).info('test clock attached', { client_id: clientId, now: view.now });
     res.status(201).json(view);
   });
   router.get('/clients/:id/clock', (req, res) => {
@@ -48,7 +48,7 @@ export const clockArea: ControlArea = (router, deps) => {
     const clientId = knownClient(deps, req.params.id);
     const view = attachedClock(deps, clientId);
     deps.testClocks.detach(clientId);
-    deps.logger.info('test clock detached', { client_id: clientId, was: view.now });
+    requestLog(deps.logger, res).info('test clock detached', { client_id: clientId, was: view.now });
     res.json({ ...view, detached: true });
   });
   router.post('/clients/:id/clock/advance', async (req, res) => {
@@ -60,7 +60,7 @@ export const clockArea: ControlArea = (router, deps) => {
     if (target === null) throw new ProblemError('body_invalid', 'to must be an RFC 3339 UTC instant', { errors: [{ path: '/to', message: 'must be an RFC 3339 UTC instant ending in Z' }] });
     try {
       const report = await deps.testClocks.advance(clientId, target);
-      deps.logger.info('test clock advanced', { client_id: clientId, from: report.from, to: report.to, fired: report.fired.length });
+      requestLog(deps.logger, res).info('test clock advanced', { client_id: clientId, from: report.from, to: report.to, fired: report.fired.length });
       res.json(report);
     } catch (error) {
       backwards(error);

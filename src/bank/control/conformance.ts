@@ -8,7 +8,7 @@ import { htmlReport } from '../conformance/html-report';
 import { junitXml } from '../conformance/junit';
 import { CaseResult, ConformanceRun, RecordedExchange, summarise } from '../conformance/model';
 import { ControlArea } from './index';
-import { controlBody, decodeCursor, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryText } from './http';
+import { controlBody, decodeCursor, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryText, requestLog } from './http';
 
 const BASE = '/sandbox/conformance-runs';
 
@@ -123,7 +123,7 @@ export const conformanceArea: ControlArea = (router, { conformance, logger }) =>
     parseQuery(req, {});
     const id = String(req.params.id);
     const deleted = conformance.delete(id);
-    logger.info('conformance run deleted', { run_id: id, ...deleted });
+    requestLog(logger, res).info('conformance run deleted', { run_id: id, ...deleted });
     res.json({ deleted: id, rows: deleted });
   });
 };

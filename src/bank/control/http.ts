@@ -3,7 +3,8 @@
 // against schemas/control/<name>.schema.json (400 body_malformed / body_invalid), RFC 3339 times.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { Logger } from 'winston';
 import type { ValidateFunction } from 'ajv';
 import { ProblemError } from '../../wire/problems';
 import { parseInstant } from '../../wire/rfc3339';
@@ -119,4 +120,9 @@ export function controlBody<T>(req: Request, name: string): T {
 /** RFC 3339 with milliseconds for times in control-plane answers (never epoch numbers). */
 export function instant(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/** The Bank's logger with this request's `request_id` on every line (docs/operations.md, "Logs"). */
+export function requestLog(logger: Logger, res: Response): Logger {
+  return logger.child({ request_id: res.locals.requestId as string });
 }

@@ -3,7 +3,7 @@
 import { ProblemError } from '../../wire/problems';
 import { summaryView } from '../application/journal';
 import { ControlArea } from './index';
-import { decodeCursor, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryEnum, queryInstant, queryText } from './http';
+import { decodeCursor, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryEnum, queryInstant, queryText, requestLog } from './http';
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value);
 
@@ -45,7 +45,7 @@ export const journalArea: ControlArea = (router, deps) => {
   router.delete('/journal', (req, res) => {
     parseQuery(req, {});
     const deleted = deps.journal.clear();
-    deps.logger.info('journal cleared', { deleted });
+    requestLog(deps.logger, res).info('journal cleared', { deleted });
     res.json({ deleted });
   });
 };

@@ -7,7 +7,7 @@ import { OrderFinalError } from '../application/order-book';
 import { CallbackState } from '../application/order-queries';
 import { FinalOutcome } from '../domain/order-state';
 import { ControlArea, ControlDeps } from './index';
-import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryEnum, queryInstant, queryText } from './http';
+import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryEnum, queryInstant, queryText, requestLog } from './http';
 
 /** An order as the control plane shows it: RFC 3339 times, the payment order as received. */
 export function orderView(order: Order) {
@@ -88,7 +88,7 @@ function orderRoutes(router: express.Router, deps: ControlDeps): void {
       if (error instanceof OrderFinalError) throw new ProblemError('order_final', `order ${reference} is already ${error.order.status}; a final status never changes`);
       throw error;
     }
-    deps.logger.info('outcome forced', { client_id: clientId, reference, status: body.status });
+    requestLog(deps.logger, res).info('outcome forced', { client_id: clientId, reference, status: body.status });
     deps.wakeDispatcher();
     res.json({ order: orderView(order), history: deps.queries.history(order) });
   });
@@ -110,7 +110,7 @@ function callbackRoutes(router: express.Router, deps: ControlDeps): void {
     parseQuery(req, {});
     const body = controlBody<{ client_id?: string; state?: 'dead' }>(req, 'redeliver');
     const ids = deps.messages.redeliverAll(body.state ?? 'dead', body.client_id ?? null);
-    deps.logger.info('messages redelivered', { client_id: body.client_id ?? null, state: body.state ?? 'dead', count: ids.length });
+    requestLog(deps.logger, res).info('messages redelivered', { client_id: body.client_id ?? null, state: body.state ?? 'dead', count: ids.length });
     deps.wakeDispatcher();
     res.json({ redelivered: ids });
   });
@@ -119,7 +119,7 @@ function callbackRoutes(router: express.Router, deps: ControlDeps): void {
     controlBody(req, 'empty');
     const message = messageOf(deps, req.params.message_id);
     deps.messages.redeliver(message.message_id);
-    deps.logger.info('message redelivered', { message_id: message.message_id, idempotency_key: message.idempotency_key });
+    requestLog(deps.logger, res).info('message redelivered', { message_id: message.message_id, idempotency_key: message.idempotency_key });
     deps.wakeDispatcher();
     res.json(deps.queries.message(message.message_id));
   });
@@ -149,7 +149,7 @@ function clientRoutes(router: express.Router, deps: ControlDeps): void {
       deps.connectors.setPaused(clientId, paused);
       if (paused) deps.pauses.pause(clientId, Date.now());
       else (deps.pauses.resume(clientId), deps.wakeDispatcher());
-      deps.logger.info(paused ? 'client paused' : 'client resumed', { client_id: clientId });
+      requestLog(deps.logger, res).info(paused ? 'client paused' : 'client resumed', { client_id: clientId });
       res.json({ client_id: clientId, paused });
     });
   }
@@ -157,7 +157,7 @@ function clientRoutes(router: express.Router, deps: ControlDeps): void {
     parseQuery(req, {});
     const body = controlBody<{ client_id?: string }>(req, 'reset');
     const deleted = deps.reset.reset(body.client_id ?? null);
-    deps.logger.info('reset', { client_id: body.client_id ?? null, deleted });
+    requestLog(deps.logger, res).info('reset', { client_id: body.client_id ?? null, deleted });
     res.json({ client_id: body.client_id ?? null, deleted });
   });
 }
