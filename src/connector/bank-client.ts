@@ -4,9 +4,13 @@
 // - sign every call per the profile: a detached JWS over the signature base, fresh X-Timestamp and X-Nonce;
 // - give a create a deterministic X-Idempotency-Key, so a retry after a timeout replays the Bank's answer
 //   instead of creating a second order;
-// - retry a create that got a 5xx, a 429 or no answer at all (network error, time-out) with the SAME key and the
-//   SAME body bytes (fresh timestamp, nonce and signature), with exponential backoff, waiting at least a 429's or
-//   503's Retry-After; never retry another 4xx (the Bank has decided: the same request would get the same answer);
+// - retry a create that got a 5xx, a 429, a 409 idempotency_in_progress or no answer at all (network error,
+//   time-out) with the SAME key and the SAME body bytes (fresh timestamp, nonce and signature), with exponential
+//   backoff, waiting at least the Retry-After of a 429, a 503 or that 409; never retry another 4xx (the Bank has
+//   decided: the same request would get the same answer);
+// - a 409 idempotency_in_progress means the Bank is still processing an earlier attempt (typically one whose
+//   answer we gave up waiting for): the Bank has the order or is about to. If the retries run out while it still
+//   answers that, schedule reverse polling, so the outcome is fetched later instead of the order staying READY;
 // - check the create answer against the contract (4.1.1: a 200 has a body whose reference is ours, a 202 has
 //   none) before recording it: 200 applies the status, 202 means "awaiting a callback", and both PENDING and
 //   202 schedule reverse polling as the fallback;
@@ -19,7 +23,7 @@ import { Jwks, PublicJwk, signingKeyFromJwk } from '../wire/keys';
 import { HttpAnswer, SignedClient, TlsMaterial, TokenCache } from '../wire/signed-client';
 import { ConnectorConfig } from './config';
 import { parseCreateAnswer } from './status-objects';
-import { ConnectorStatus, ConnectorStore } from './store';
+import { ConnectorStatus, ConnectorStore, isFinalStatus } from './store';
 
 export interface ConnectorCredentials {
   client_id: string;
@@ -59,18 +63,30 @@ export type Sleep = (ms: number) => Promise<void>;
 
 const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A create answer worth sending again: 5xx, 429, or none at all. Any other 4xx is the Bank's decision. */
-export function isRetryableCreateAnswer(httpStatus: number | null): boolean {
-  return httpStatus === null || httpStatus === 429 || httpStatus >= 500;
+/**
+ * 409 idempotency_in_progress: the Bank is still processing an earlier request under this key (profile section
+ * 6). Not a decision: the stored answer comes once that request finishes.
+ */
+export function isIdempotencyInProgress(answer: { httpStatus: number | null; body?: unknown }): boolean {
+  return answer.httpStatus === 409 && (answer.body as { code?: unknown } | null | undefined)?.code === 'idempotency_in_progress';
 }
 
 /**
- * The wait before create retry number `retry` (1, 2, ...): initialMs x 2^(retry-1), or the Retry-After of a 429
- * or 503 when longer; null when the Bank asks for more than MAX_RETRY_AFTER_MS.
+ * A create answer worth sending again: 5xx, 429, 409 idempotency_in_progress, or none at all. Any other 4xx is
+ * the Bank's decision.
  */
-export function createRetryDelayMs(initialMs: number, retry: number, answer: Pick<BankAnswer, 'httpStatus' | 'retryAfterS'>): number | null {
+export function isRetryableCreateAnswer(answer: { httpStatus: number | null; body?: unknown }): boolean {
+  const { httpStatus } = answer;
+  return httpStatus === null || httpStatus === 429 || httpStatus >= 500 || isIdempotencyInProgress(answer);
+}
+
+/**
+ * The wait before create retry number `retry` (1, 2, ...): initialMs x 2^(retry-1), or the Retry-After of a 429,
+ * a 503 or a 409 idempotency_in_progress when longer; null when the Bank asks for more than MAX_RETRY_AFTER_MS.
+ */
+export function createRetryDelayMs(initialMs: number, retry: number, answer: Pick<BankAnswer, 'httpStatus' | 'retryAfterS'> & { body?: unknown }): number | null {
   const backoff = initialMs * CREATE_RETRY_FACTOR ** (retry - 1);
-  const honoursRetryAfter = answer.httpStatus === 429 || answer.httpStatus === 503;
+  const honoursRetryAfter = answer.httpStatus === 429 || answer.httpStatus === 503 || isIdempotencyInProgress(answer);
   if (!honoursRetryAfter || answer.retryAfterS === null) return backoff;
   const retryAfterMs = answer.retryAfterS * 1000;
   return retryAfterMs > MAX_RETRY_AFTER_MS ? null : Math.max(backoff, retryAfterMs);
@@ -128,8 +144,9 @@ export class BankClient {
   }
 
   /**
-   * POST /payment-orders, retried on 5xx, 429 or no answer (CREATE_RETRIES, backoff from CREATE_RETRY_INITIAL_MS),
-   * then records the last answer. Safe to call again for the same order (same idempotency key, same body).
+   * POST /payment-orders, retried on 5xx, 429, 409 idempotency_in_progress or no answer (CREATE_RETRIES, backoff
+   * from CREATE_RETRY_INITIAL_MS), then records the last answer. Safe to call again for the same order (same
+   * idempotency key, same body).
    */
   async createOrder(order: PaymentOrderBody): Promise<CreateResult> {
     // Stored before sending, so a callback that overtakes the create answer finds the order.
@@ -138,7 +155,7 @@ export class BankClient {
     const body = JSON.stringify(order);
     const idempotencyKey = `create-${order.reference}`;
     let answer = await this.sendCreate(body, idempotencyKey);
-    for (let retry = 1; retry <= this.config.createRetries && isRetryableCreateAnswer(answer.httpStatus) && !answer.tokenFailed; retry += 1) {
+    for (let retry = 1; retry <= this.config.createRetries && isRetryableCreateAnswer(answer) && !answer.tokenFailed; retry += 1) {
       const delayMs = createRetryDelayMs(this.config.createRetryInitialMs, retry, answer);
       const context = { reference: order.reference, idempotency_key: idempotencyKey, retry, of: this.config.createRetries, http_status: answer.httpStatus, error: answer.error ?? undefined };
       if (delayMs === null) {
@@ -187,6 +204,14 @@ export class BankClient {
       const result = this.store.applyStatus(reference, { status, bankReference, reasonCode, reasonMessage }, 'create', now);
       if (result.outcome === 'conflict') this.store.addAlert(reference, `create answer ${status} conflicts: ${result.detail}`, now);
       return result.status;
+    }
+    if (isIdempotencyInProgress(answer) && !isFinalStatus(this.store.order(reference)?.status ?? null)) {
+      // The Bank holds an earlier attempt of this create and has not finished it: its outcome will exist, and no
+      // 200 answer will tell us (a final answered 200 sends no callback). Fetch it by reverse polling; should the
+      // Bank end up refusing the create, polling gets 404 and raises an alert.
+      this.store.schedulePolling(reference, now);
+      this.logger.warn('create still in progress at the Bank after the last retry: reverse polling scheduled', { ...context, problem: answer.body });
+      return this.store.order(reference)?.status ?? null;
     }
     this.logger.warn('create rejected', { ...context, error: answer.error, problem: answer.body });
     return this.store.order(reference)?.status ?? null;

@@ -31,7 +31,7 @@ export interface ConnectorConfig {
   pollMaxMs: number;
   pollFactor: number;
   timestampWindowS: number;
-  /** Retries of a create after a 5xx, a 429 or no answer (same key, same body bytes). */
+  /** Retries of a create after a 5xx, a 429, a 409 idempotency_in_progress or no answer (same key, same body bytes). */
   createRetries: number;
   /** Wait before the first create retry; each next wait doubles. */
   createRetryInitialMs: number;
@@ -61,8 +61,8 @@ export const CONNECTOR_SETTINGS = [
   { key: 'pollMaxMs', env: 'POLL_MAX_MS', default: 900_000, doc: 'Cap of the reverse-polling interval.', parse: integer(1, 86_400_000) },
   { key: 'pollFactor', env: 'POLL_FACTOR', default: 2, doc: 'Growth of the reverse-polling interval after each poll.', parse: decimal(1, 10) },
   { key: 'timestampWindowS', env: 'TIMESTAMP_WINDOW_S', default: 300, doc: 'Accepted clock skew for the Bank\'s `X-Timestamp`, in seconds.', parse: integer(1, 86_400) },
-  { key: 'createRetries', env: 'CREATE_RETRIES', default: 3, doc: 'Retries of a create answered 5xx or 429, or not answered (network error, time-out), with the same X-Idempotency-Key and body; 0 never retries.', parse: integer(0, 10) },
-  { key: 'createRetryInitialMs', env: 'CREATE_RETRY_INITIAL_MS', default: 500, doc: 'Wait before the first create retry, doubled before each next one; a longer Retry-After (429, 503) is waited instead.', parse: integer(1, 60_000) },
+  { key: 'createRetries', env: 'CREATE_RETRIES', default: 3, doc: 'Retries of a create answered 5xx, 429 or 409 idempotency_in_progress, or not answered (network error, time-out), with the same X-Idempotency-Key and body; 0 never retries.', parse: integer(0, 10) },
+  { key: 'createRetryInitialMs', env: 'CREATE_RETRY_INITIAL_MS', default: 500, doc: 'Wait before the first create retry, doubled before each next one; a longer Retry-After (429, 503, 409 idempotency_in_progress) is waited instead.', parse: integer(1, 60_000) },
   { key: 'flaws', env: 'CONNECTOR_FLAWS', default: [] as Flaw[], doc: `Deliberately broken behaviours, comma-separated, to prove the conformance suite catches them (never in real use): ${FLAW_NAMES.join(', ')}.`, parse: parseFlaws },
 ] as const satisfies readonly SettingOf<ConnectorConfig>[];
 

@@ -1,7 +1,8 @@
 // The reference Connector's create retry: after a 5xx, a 429 or no answer it sends the create again with the SAME
 // X-Idempotency-Key and the SAME body bytes, freshly signed (new timestamp, nonce, signature), with exponential
-// backoff and a 429's or 503's Retry-After honoured; another 4xx is never retried. Against a fake Bank that
-// answers as scripted and records every create, then against the real Bank's FAIL_ONCE scenario.
+// backoff and a 429's or 503's Retry-After honoured; a 409 idempotency_in_progress is retried the same way (and
+// hands over to reverse polling when the retries run out); another 4xx is never retried. Against a fake Bank that
+// answers as scripted and records every create, then against the real Bank (FAIL_ONCE, CREATE_LATENCY_MS).
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import type { Logger } from 'winston';
@@ -11,6 +12,7 @@ import { checkSignature } from '../../src/wire/verify-request';
 import { BankClient, createRetryDelayMs, isRetryableCreateAnswer } from '../../src/connector/bank-client';
 import { CONNECTOR_DEFAULTS, ConnectorConfig } from '../../src/connector/config';
 import { loadCredentials } from '../../src/connector/connector';
+import { ReversePoller } from '../../src/connector/reverse-poller';
 import { openConnectorStore } from '../../src/connector/store';
 import { sampleOrder, startBank } from '../helpers/bank';
 import { closePair, CREDENTIALS, lateBoundServer, startConnector, unreachableUrl } from './helpers';
@@ -25,14 +27,21 @@ interface RecordedCreate {
 const credentials = loadCredentials(CREDENTIALS);
 const connectorKeys = new KeySet({ keys: [publicOnly(credentials.private_jwk)] });
 
-/** A Bank that hands out tokens and answers each create with the next scripted answer ('drop': no answer at all). */
-async function fakeBank(script: Scripted[]) {
+/**
+ * A Bank that hands out tokens and answers each create with the next scripted answer ('drop': no answer at all),
+ * and a status poll (GET .../status) with `statusAnswer` (404 without one).
+ */
+async function fakeBank(script: Scripted[], statusAnswer?: unknown) {
   const creates: RecordedCreate[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.url === '/oauth/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'token-1', expires_in: 300 }));
+      if (req.method === 'GET' && req.url?.endsWith('/status')) {
+        if (statusAnswer === undefined) return void res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ code: 'order_not_found' }));
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(statusAnswer));
+      }
       creates.push({ headers: req.headers, body: Buffer.concat(chunks) });
       const next = script.shift() ?? { status: 500 };
       if (next === 'drop') return void req.socket.destroy();
@@ -173,6 +182,61 @@ describe('create retry against a scripted Bank', () => {
     expect(logged.some((line) => /not retried/.test(line.message) && line.meta.retry_after_s === 3600)).toBe(true);
   });
 
+  it('after a 409 idempotency_in_progress (an earlier attempt still processing): Retry-After waited, the same key and body, the stored answer recorded', async () => {
+    const sent = order();
+    const inProgress = { status: 409, headers: { 'retry-after': '1' }, body: { code: 'idempotency_in_progress', status: 409 } };
+    bank = await fakeBank([inProgress, { status: 200, body: bankAnswer(sent.reference) }]);
+    const { client, waits, logged, store } = harness(bank.url);
+    expect(await client.createOrder(sent)).toMatchObject({ httpStatus: 200, status: 'SUCCESS' });
+    expect(store.order(sent.reference)?.status).toBe('SUCCESS');
+    const [first, retry] = bank.creates;
+    expect(bank.creates).toHaveLength(2);
+    expect(retry.headers['x-idempotency-key']).toBe(first.headers['x-idempotency-key']);
+    expect(retry.body.equals(first.body)).toBe(true);
+    expect(retry.headers['x-nonce']).not.toBe(first.headers['x-nonce']);
+    expect(bank.creates.every(verifies)).toBe(true);
+    expect(waits).toEqual([1000]); // Retry-After: 1 is longer than the 500 ms backoff
+    expect(logged.some((line) => /create retry/.test(line.message) && line.meta.http_status === 409)).toBe(true);
+  });
+
+  it('still 409 idempotency_in_progress when the retries run out: the order is handed to reverse polling, which finds the outcome', async () => {
+    const sent = order();
+    const inProgress = { status: 409, headers: { 'retry-after': '1' }, body: { code: 'idempotency_in_progress', status: 409 } };
+    bank = await fakeBank([inProgress, inProgress, inProgress, inProgress, { status: 200 }], { reference: sent.reference, bank_reference: 'BNK-1', status: 'SUCCESS', processed_at: '2026-11-22T09:00:00Z' });
+    const { client, waits, logged, store } = harness(bank.url);
+    expect(await client.createOrder(sent)).toMatchObject({ httpStatus: 409, status: 'READY' });
+    expect(bank.creates).toHaveLength(1 + 3);
+    expect(waits).toEqual([1000, 1000, 2000]);
+    expect(store.pollOf(sent.reference)).toMatchObject({ stopped_reason: null, attempts: 0 });
+    expect(logged.some((line) => line.level === 'warn' && /reverse polling scheduled/.test(line.message))).toBe(true);
+
+    const clock = new ManualClock(Date.now() + 30_001); // past POLL_INITIAL_MS
+    const poller = new ReversePoller(store, client, { initialMs: 30_000, maxMs: 900_000, factor: 2 }, clock, { info() {}, warn() {}, error() {} } as unknown as Logger);
+    expect(await poller.tick()).toBe(1);
+    expect(store.order(sent.reference)).toMatchObject({ status: 'SUCCESS', bank_reference: 'BNK-1' });
+    expect(store.pollOf(sent.reference)?.stopped_reason).toMatch(/final/);
+  });
+
+  it('a 409 idempotency_in_progress that asks to wait over a minute is not retried, but still handed to reverse polling', async () => {
+    const sent = order();
+    bank = await fakeBank([{ status: 409, headers: { 'retry-after': '3600' }, body: { code: 'idempotency_in_progress' } }, { status: 200 }]);
+    const { client, waits, store } = harness(bank.url);
+    expect(await client.createOrder(sent)).toMatchObject({ httpStatus: 409, status: 'READY' });
+    expect(bank.creates).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(store.pollOf(sent.reference)).toMatchObject({ stopped_reason: null });
+  });
+
+  it('another 409 (duplicate_reference) is the Bank\'s decision: never retried, nothing scheduled', async () => {
+    const sent = order();
+    bank = await fakeBank([{ status: 409, body: { code: 'duplicate_reference' } }, { status: 200 }]);
+    const { client, waits, store } = harness(bank.url);
+    expect(await client.createOrder(sent)).toMatchObject({ httpStatus: 409, status: 'READY' });
+    expect(bank.creates).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(store.pollOf(sent.reference)).toBeUndefined();
+  });
+
   it.each([400, 401, 403, 404, 409, 415, 422])('never retries a %i', async (status) => {
     bank = await fakeBank([{ status, body: { code: 'x' } }, { status: 200 }]);
     const { client, waits } = harness(bank.url);
@@ -190,9 +254,12 @@ describe('create retry against a scripted Bank', () => {
 });
 
 describe('create retry rules', () => {
-  it('retries 5xx, 429 and no answer; nothing else', () => {
-    expect([null, 429, 500, 502, 503, 504].every(isRetryableCreateAnswer)).toBe(true);
-    expect([200, 202, 400, 401, 404, 409, 422].some(isRetryableCreateAnswer)).toBe(false);
+  it('retries 5xx, 429, 409 idempotency_in_progress and no answer; nothing else', () => {
+    const answer = (httpStatus: number | null, code?: string) => ({ httpStatus, body: code ? { code } : null });
+    expect([null, 429, 500, 502, 503, 504].every((status) => isRetryableCreateAnswer(answer(status)))).toBe(true);
+    expect(isRetryableCreateAnswer(answer(409, 'idempotency_in_progress'))).toBe(true);
+    expect([200, 202, 400, 401, 404, 409, 422].some((status) => isRetryableCreateAnswer(answer(status)))).toBe(false);
+    expect(['duplicate_reference', 'order_final'].some((code) => isRetryableCreateAnswer(answer(409, code)))).toBe(false);
   });
 
   it('doubles the wait, and takes a 429 or 503 Retry-After when longer (never for another status)', () => {
@@ -201,6 +268,8 @@ describe('create retry rules', () => {
     expect(createRetryDelayMs(500, 3, { httpStatus: 429, retryAfterS: 1 })).toBe(2000);
     expect(createRetryDelayMs(500, 1, { httpStatus: 500, retryAfterS: 5 })).toBe(500);
     expect(createRetryDelayMs(500, 1, { httpStatus: 429, retryAfterS: 61 })).toBeNull();
+    expect(createRetryDelayMs(500, 1, { httpStatus: 409, retryAfterS: 1, body: { code: 'idempotency_in_progress' } })).toBe(1000);
+    expect(createRetryDelayMs(500, 1, { httpStatus: 409, retryAfterS: 1, body: { code: 'duplicate_reference' } })).toBe(500);
   });
 });
 
@@ -227,4 +296,30 @@ describe('create retry against the real Bank (scenario FAIL_ONCE:SUCCESS)', () =
       await closePair(bank, connector, bankServer.server, 100)();
     }
   });
+});
+
+describe('create retry against the real Bank while an earlier attempt is still processing (CREATE_LATENCY_MS)', () => {
+  it('a second push of the same order meets 409 idempotency_in_progress, waits Retry-After, and gets the stored 200', async () => {
+    const creates: { key: string | undefined }[] = [];
+    const bankServer = await lateBoundServer((req) => {
+      if (req.method === 'POST' && req.url === '/payment-orders') creates.push({ key: req.headers['x-idempotency-key'] as string | undefined });
+    });
+    const connector = await startConnector(bankServer.url, { CREATE_RETRY_INITIAL_MS: '1' });
+    const bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: await unreachableUrl(), pollCron: 'off', createLatencyMs: 400 });
+    bankServer.bind(bank.app);
+    try {
+      const sent = sampleOrder({ metadata: { initiator: 'create-retry-test', sandbox_scenario: 'SUCCESS' } }) as { reference: string; initiated_at: string };
+      const first = connector.bankClient.createOrder(sent);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the first is now held by the Bank's latency
+      const second = await connector.bankClient.createOrder(sent);
+      expect(second).toMatchObject({ httpStatus: 200, status: 'SUCCESS', body: { reference: sent.reference, status: 'SUCCESS' } });
+      expect(await first).toMatchObject({ httpStatus: 200, status: 'SUCCESS' });
+      expect(creates).toHaveLength(3); // the first, the second (409), its retry (replayed)
+      expect(new Set(creates.map((create) => create.key)).size).toBe(1);
+      expect(connector.store.order(sent.reference)?.status).toBe('SUCCESS');
+      expect(bank.db.prepare('SELECT COUNT(*) FROM orders WHERE reference = ?').pluck().get(sent.reference)).toBe(1);
+    } finally {
+      await closePair(bank, connector, bankServer.server, 100)();
+    }
+  }, 15_000);
 });
