@@ -4,8 +4,12 @@
 //   Bank controls, and the Connector keeps no consumption state;
 // - a callback is verified, checked for idempotency by X-Idempotency-Key, validated, then applied in ONE
 //   transaction: all of it or nothing (a batch with one bad item is rejected whole);
-// - a final status never changes, the same final is applied once, PENDING after a final is ignored.
-import express, { NextFunction, Request, Response } from 'express';
+// - a final status never changes, the same final is applied once, PENDING after a final is ignored;
+// - every answer carries an X-Request-Id (the caller's when it is a plain token, else a new one), and what the body
+//   reader refuses (too large, an unsupported Content-Encoding, bytes that do not decode, a client gone mid-body)
+//   is a problem like any other, never a 500.
+import { randomUUID } from 'node:crypto';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
 import { withStableShapes } from '../wire/stable-shapes';
@@ -32,6 +36,13 @@ export interface ConnectorAppDeps {
 }
 
 const BODY_LIMIT = '1mb';
+/** The Content-Encodings the body reader (express.raw) decodes, besides identity. */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
+/**
+ * A caller's X-Request-Id is echoed (header, problem body, log) only when it is a plain token; anything else (absent,
+ * repeated, too long, markup, spaces) is replaced by a new UUID, so nothing a caller sends is reflected as is.
+ */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PULL_STATUSES = ['READY', 'INITIATED', 'PENDING'];
 /** A page size no store holds (SQLite's LIMIT takes a 64-bit integer). */
 const EVERY_ORDER = Number.MAX_SAFE_INTEGER;
@@ -45,13 +56,21 @@ const route = (handler: Handler) => (req: Request, res: Response, next: NextFunc
 
 const rawBodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
 
+/** The caller's X-Request-Id when it is a plain token, else a new one. */
+export function requestIdOf(req: Request): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = Date.now();
-    const given = req.headers['x-request-id'];
-    res.locals.requestId = typeof given === 'string' ? given : undefined;
+    const requestId = requestIdOf(req);
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       logger.info('request', {
+        request_id: requestId,
         method: req.method,
         path: req.path,
         status: res.statusCode,
@@ -61,6 +80,56 @@ function accessLog(logger: Logger) {
       });
     });
     next();
+  };
+}
+
+/** What body-parser (express.raw) fails with: an http-errors error, with a `type` for the cases it names. */
+interface BodyReadError {
+  type?: string;
+  status?: number;
+  code?: string;
+}
+
+/**
+ * express.raw, with its refusals turned into problems: 413 body_too_large, 415 unsupported_media_type for a
+ * Content-Encoding it cannot decode (with Accept-Encoding, RFC 9110 15.5.16), 400 body_malformed for bytes that do
+ * not decode (gzip that is not gzip) or do not match Content-Length. A client that went away mid-body is the
+ * client's doing: logged once at info, no stack, and answered nothing (there is no one to answer). With a
+ * Content-Encoding the reader never hears of it (it reads the decoder, not the request), hence the close listener.
+ */
+function rawBodyReader(logger: Logger): RequestHandler {
+  const read = express.raw({ type: () => true, limit: BODY_LIMIT });
+  return (req, res, next) => {
+    let wentAway = false;
+    const logWentAway = () => {
+      if (wentAway) return;
+      wentAway = true;
+      logger.info('client went away before its body was complete', { request_id: res.locals.requestId, method: req.method, path: req.path });
+    };
+    const onClose = () => {
+      if (!req.complete) logWentAway();
+    };
+    req.once('close', onClose);
+    read(req, res, (error?: unknown) => {
+      req.off('close', onClose);
+      if (!error) return next();
+      const { type, status, code } = error as BodyReadError;
+      if (type === 'entity.too.large') return next(new Problem('body_too_large', `the body exceeds the ${BODY_LIMIT} limit`));
+      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+        res.setHeader('Accept-Encoding', ACCEPTED_ENCODINGS);
+        return next(new Problem('unsupported_media_type', `unsupported Content-Encoding: send the body unencoded (identity) or as ${ACCEPTED_ENCODINGS}`));
+      }
+      if (wentAway || type === 'request.aborted' || code === 'ECONNRESET' || code === 'ECONNABORTED' || req.socket.destroyed) {
+        logWentAway();
+        return next(new Problem('body_malformed', 'the connection closed before the body was complete'));
+      }
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        const encoding = req.headers['content-encoding'];
+        const what = type === 'request.size.invalid' ? 'the body does not match its Content-Length' : `the body could not be decoded${encoding ? ` as its Content-Encoding (${String(encoding).slice(0, 20)})` : ''}`;
+        return next(new Problem('body_malformed', what));
+      }
+      next(error);
+    });
   };
 }
 
@@ -90,7 +159,7 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
   app.set('etag', false);
   app.use(accessLog(logger));
   // Keep the raw bytes: the signature covers them, and they must never be re-serialised to verify it.
-  app.use(express.raw({ type: () => true, limit: BODY_LIMIT }));
+  app.use(rawBodyReader(logger));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -29,20 +29,21 @@ export class Problem extends Error {
 
 /**
  * Express error handler: renders a Problem, or a ProblemError of the shared edge (wire/http-edge: unknown
- * route), or anything else as a 500 without internals.
+ * route), or anything else as a 500 without internals. request_id is the X-Request-Id the access log settled on
+ * (app.ts: the caller's when it is a plain token, else a new one), so every problem carries one.
  */
 export function problemHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     let problem: Problem;
     if (error instanceof Problem) problem = error;
     else if (error instanceof ProblemError) problem = new Problem(error.code, error.detail, error.options.errors);
-    else if ((error as { type?: string })?.type === 'entity.too.large') problem = new Problem('body_too_large', 'the body is too large');
     else {
       problem = new Problem('internal', 'the connector failed to process this request');
       logger.error('unhandled error', { path: req.path, error: (error as Error)?.stack ?? String(error) });
     }
     res.locals.problemCode = problem.code;
-    if (res.headersSent) return;
+    // A caller gone mid-request gets nothing: there is no one to write to.
+    if (res.headersSent || req.socket.destroyed) return;
     const body: Record<string, unknown> = {
       type: `urn:reference-connector:problem:${problem.code}`,
       title: PROBLEMS[problem.code].title,
