@@ -1,9 +1,11 @@
 // The development PKI (profile section 4): a sandbox CA, the Bank's server and client certificates, and one
-// certificate per registered client (CN = client id). ECDSA P-256. Existing files are reused, never overwritten.
+// certificate per registered client (CN = client id). ECDSA P-256. Existing files are reused, never overwritten,
+// with one exception: the Bank's own two certificates follow TLS_SERVER_NAMES and BANK_CLIENT_ID (see
+// bankCertificateMismatches), so a changed setting reissues that one certificate from the existing CA.
 // node:crypto generates the keys and signs; the certificates themselves (X.509 v3, RFC 5280) are laid out by
 // hand in DER (der.ts): an X.509 library cost ~0.2 s to load on every first start, this path ~1 ms per
 // certificate, so the whole PKI is made before the listeners start, as before.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -43,6 +45,24 @@ export interface DevPkiOptions {
   /** Extra DNS names or IPs for the Bank's server certificate, beside localhost and 127.0.0.1. */
   serverNames: readonly string[];
   validityDays?: number;
+  /**
+   * Told when an existing certificate of the Bank is reissued, and why. By default a process warning (code
+   * SANDBOX_BANK_PKI_REISSUED, on standard error): the start path has no logger to hand here.
+   */
+  onReissue?: (reissued: Reissued) => void;
+}
+
+/** A certificate of the Bank's that was replaced because it no longer matched the configuration. */
+export interface Reissued {
+  file: string;
+  reason: string;
+}
+
+export interface DevPki {
+  files: PkiFiles;
+  /** The certificates written by this call, reissued ones included (empty on a restart with the same settings). */
+  created: string[];
+  reissued: Reissued[];
 }
 
 const DAY_MS = 86_400_000;
@@ -207,9 +227,24 @@ function issueLeaf(ca: Issuer, spec: LeafSpec, certFile: string, keyFile: string
   return true;
 }
 
-/** A certificate issued by `ca`, in memory. */
-function leaf(ca: Issuer, spec: LeafSpec, validityDays: number): { certPem: string; keyPem: string } {
-  const keys = newKeyPair();
+/**
+ * A new certificate for the existing key in `keyFile` (left as it is), replacing `certFile` in one rename: the
+ * pair on disk always matches, even after a crash half-way.
+ */
+function reissueLeaf(ca: Issuer, spec: LeafSpec, certFile: string, keyFile: string, validityDays: number): void {
+  const privateKey = createPrivateKey(fs.readFileSync(keyFile, 'utf8'));
+  const { certPem } = leaf(ca, spec, validityDays, { privateKey, publicKey: createPublicKey(privateKey) });
+  const temporary = `${certFile}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, certPem, { mode: 0o644 });
+    fs.renameSync(temporary, certFile);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+}
+
+/** A certificate issued by `ca`, in memory, for a new key pair unless `keys` are given. */
+function leaf(ca: Issuer, spec: LeafSpec, validityDays: number, keys = newKeyPair()): { certPem: string; keyPem: string } {
   const spki = keys.publicKey.export({ format: 'der', type: 'spki' });
   const usages = [...(spec.serverAuth ? [OID.serverAuth] : []), ...(spec.clientAuth ? [OID.clientAuth] : [])];
   const certPem = certificate({
@@ -240,19 +275,91 @@ export async function foreignClientCertificate(commonName: string): Promise<{ ce
 
 const LOCAL_NAMES = ['localhost', '127.0.0.1', '::1'];
 
-/** Creates whatever is missing; returns the files it wrote (empty on a restart). */
-export async function ensureDevPki(options: DevPkiOptions): Promise<{ files: PkiFiles; created: string[] }> {
+/** One SAN entry as issuance writes it (generalName): an IP address by its bytes, a DNS name in lower case. */
+function sanKey(value: string, kind: 'DNS' | 'IP' = IP.test(value) ? 'IP' : 'DNS'): string {
+  return kind === 'IP' ? `IP:${ipBytes(value).toString('hex')}` : `DNS:${value.toLowerCase()}`;
+}
+
+/**
+ * The DNS and IP entries of a certificate's SAN, as sanKey gives them. node prints them `DNS:a, IP Address:1.2.3.4`,
+ * an IPv6 address as 8 hex groups, and a name with a comma, a quote or the like as a JSON string.
+ */
+function subjectAltNames(cert: X509Certificate): Set<string> {
+  const keys = new Set<string>();
+  for (const entry of cert.subjectAltName?.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? []) {
+    const match = /^\s*(DNS|IP Address):(.*)$/s.exec(entry);
+    if (!match) continue;
+    const value = match[2].startsWith('"') ? (JSON.parse(match[2]) as string) : match[2];
+    keys.add(sanKey(value, match[1] === 'DNS' ? 'DNS' : 'IP'));
+  }
+  return keys;
+}
+
+/**
+ * The subject's first CN. node prints the subject one attribute a line, `CN=value`, the value escaped as RFC 4514
+ * says (`\,`, `\ ` …, a control character as `\0A`): undone here, so the value is what a peer's
+ * getPeerCertificate().subject.CN says (the reference Connector compares that with its BANK_CLIENT_ID).
+ */
+function commonName(cert: X509Certificate): string | null {
+  const line = cert.subject.split('\n').find((attribute) => attribute.startsWith('CN='));
+  if (line === undefined) return null;
+  return line.slice(3).replace(/\\([0-9A-Fa-f]{2}|[\s\S])/g, (_escape, escaped: string) => (escaped.length === 2 ? String.fromCharCode(parseInt(escaped, 16)) : escaped));
+}
+
+/**
+ * What the Bank's existing server and client certificates lack of the configuration (TLS_SERVER_NAMES, BANK_CLIENT_ID),
+ * by certificate. Read with node's X509Certificate (native: ~1-2 ms for both, cold), so a restart with
+ * the same settings stays as cheap as it was. A certificate or key that is missing is not looked at: it is issued.
+ * A server certificate with more names than configured is left as it is: every configured name still checks.
+ */
+function bankCertificateMismatches(files: PkiFiles, serverNames: readonly string[], bankClientId: string): Map<string, string> {
+  const mismatches = new Map<string, string>();
+  if (exists(files.serverCert, files.serverKey)) {
+    const present = subjectAltNames(new X509Certificate(fs.readFileSync(files.serverCert)));
+    const missing = serverNames.filter((serverName) => !present.has(sanKey(serverName)));
+    if (missing.length > 0) mismatches.set(files.serverCert, `its SAN lacks ${missing.join(', ')} (TLS_SERVER_NAMES)`);
+  }
+  if (exists(files.bankClientCert, files.bankClientKey)) {
+    const cn = commonName(new X509Certificate(fs.readFileSync(files.bankClientCert)));
+    if (cn !== bankClientId) mismatches.set(files.bankClientCert, `its CN is ${JSON.stringify(cn)}, BANK_CLIENT_ID is ${JSON.stringify(bankClientId)}`);
+  }
+  return mismatches;
+}
+
+function warnReissued({ file, reason }: Reissued): void {
+  process.emitWarning(`dev PKI: reissued ${file} from the existing CA (same key): ${reason}`, { code: 'SANDBOX_BANK_PKI_REISSUED' });
+}
+
+/**
+ * Creates whatever is missing, and reissues the Bank's server or client certificate when it no longer matches
+ * TLS_SERVER_NAMES or BANK_CLIENT_ID (from the existing CA, with the existing key: the CA and every client
+ * certificate stay as they are). Returns the certificates it wrote: none on a restart with the same settings.
+ */
+export async function ensureDevPki(options: DevPkiOptions): Promise<DevPki> {
   const files = pkiFiles(options.dir);
   const validityDays = options.validityDays ?? 825;
+  const serverNames = [...new Set([...LOCAL_NAMES, ...options.serverNames])];
+  const server: LeafSpec = { commonName: 'sandbox-bank', serverAuth: true, clientAuth: false, names: serverNames };
+  const bankClient: LeafSpec = { commonName: options.bankClientId, serverAuth: false, clientAuth: true, names: LOCAL_NAMES };
   const wanted = [files.caCert, files.serverCert, files.bankClientCert, ...options.clientIds.map(files.clientCert)];
   const before = new Set(wanted.filter((file) => fs.existsSync(file)));
-  if (before.size === wanted.length) return { files, created: [] };
+  const mismatches = bankCertificateMismatches(files, serverNames, options.bankClientId);
+  if (before.size === wanted.length && mismatches.size === 0) return { files, created: [], reissued: [] };
   const ca = loadOrCreateCa(files, validityDays);
-  const serverNames = [...new Set([...LOCAL_NAMES, ...options.serverNames])];
-  issueLeaf(ca, { commonName: 'sandbox-bank', serverAuth: true, clientAuth: false, names: serverNames }, files.serverCert, files.serverKey, validityDays);
-  issueLeaf(ca, { commonName: options.bankClientId, serverAuth: false, clientAuth: true, names: LOCAL_NAMES }, files.bankClientCert, files.bankClientKey, validityDays);
+  const reissued: Reissued[] = [];
+  for (const [spec, certFile, keyFile] of [[server, files.serverCert, files.serverKey], [bankClient, files.bankClientCert, files.bankClientKey]] as const) {
+    const reason = mismatches.get(certFile);
+    if (reason === undefined) {
+      issueLeaf(ca, spec, certFile, keyFile, validityDays);
+      continue;
+    }
+    reissueLeaf(ca, spec, certFile, keyFile, validityDays);
+    reissued.push({ file: certFile, reason });
+    (options.onReissue ?? warnReissued)({ file: certFile, reason });
+  }
   for (const clientId of options.clientIds) issueClientCertificate(ca, files, clientId, validityDays);
-  return { files, created: wanted.filter((file) => !before.has(file)) };
+  const created = wanted.filter((file) => !before.has(file) || mismatches.has(file));
+  return { files, created, reissued };
 }
 
 /**
