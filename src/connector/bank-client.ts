@@ -205,12 +205,14 @@ export class BankClient {
       if (result.outcome === 'conflict') this.store.addAlert(reference, `create answer ${status} conflicts: ${result.detail}`, now);
       return result.status;
     }
-    if (isIdempotencyInProgress(answer) && !isFinalStatus(this.store.order(reference)?.status ?? null)) {
-      // The Bank holds an earlier attempt of this create and has not finished it: its outcome will exist, and no
-      // 200 answer will tell us (a final answered 200 sends no callback). Fetch it by reverse polling; should the
-      // Bank end up refusing the create, polling gets 404 and raises an alert.
+    const unknownOutcome = isIdempotencyInProgress(answer) ? 'create still in progress at the Bank after the last retry' : answer.httpStatus === null ? 'create unanswered after the last retry' : null;
+    if (unknownOutcome && !isFinalStatus(this.store.order(reference)?.status ?? null)) {
+      // The Bank holds an earlier attempt of this create and has not finished it (409 in progress), or may hold it
+      // (no answer: it can have stored the order and lost the connection): an outcome may exist that no 200 answer
+      // will tell us (a final answered 200 sends no callback). Fetch it by reverse polling; should the Bank not
+      // have the order, polling gets 404 and raises an alert.
       this.store.schedulePolling(reference, now);
-      this.logger.warn('create still in progress at the Bank after the last retry: reverse polling scheduled', { ...context, problem: answer.body });
+      this.logger.warn(`${unknownOutcome}: reverse polling scheduled`, { ...context, error: answer.error ?? undefined, problem: answer.body ?? undefined });
       return this.store.order(reference)?.status ?? null;
     }
     this.logger.warn('create rejected', { ...context, error: answer.error, problem: answer.body });

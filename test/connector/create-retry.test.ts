@@ -140,7 +140,17 @@ describe('create retry against a scripted Bank', () => {
     ]);
   });
 
-  it('gives up after CREATE_RETRIES and reports the last answer; the order stays as it was', async () => {
+  it('no answer at all when the retries run out: the outcome is unknown, so the order is handed to reverse polling', async () => {
+    const sent = order();
+    bank = await fakeBank(['drop', 'drop', 'drop', 'drop']);
+    const { client, logged, store } = harness(bank.url);
+    expect(await client.createOrder(sent)).toMatchObject({ httpStatus: null, status: 'READY' });
+    expect(bank.creates).toHaveLength(1 + 3);
+    expect(store.pollOf(sent.reference)).toMatchObject({ stopped_reason: null, attempts: 0 });
+    expect(logged.some((line) => line.level === 'warn' && /create unanswered after the last retry: reverse polling scheduled/.test(line.message))).toBe(true);
+  });
+
+  it('gives up after CREATE_RETRIES of 5xx and reports the last answer; the order stays as it was (a 500 stores nothing)', async () => {
     const sent = order();
     bank = await fakeBank([{ status: 500 }, { status: 502 }, { status: 503 }, { status: 500, body: { code: 'internal' } }, { status: 200 }]);
     const { client, waits, store } = harness(bank.url);
