@@ -561,6 +561,18 @@ describe('415 unsupported_media_type', () => {
     },
   );
 
+  it.each(['gzip', 'br', 'deflate, gzip'])('Content-Encoding %s: the body is read as sent, so a compressed one is refused plainly', async (encoding) => {
+    const body = orderBody();
+    const headers = createHeaders(body);
+    const problem = expectProblem(await postCreate(bank, { ...headers, 'content-encoding': encoding }, body), 415, 'unsupported_media_type', requestIdOf(headers));
+    expect(problem.detail).toMatch(/Content-Encoding .* is not accepted: send the JSON body uncompressed/);
+  });
+
+  it('Content-Encoding identity is accepted', async () => {
+    const body = orderBody();
+    expect((await postCreate(bank, { ...createHeaders(body), 'content-encoding': 'identity' }, body)).status).toBe(200);
+  });
+
   it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])('Content-Type %s is accepted', async (contentType) => {
     const body = orderBody();
     expect((await postCreate(bank, { ...createHeaders(body), 'content-type': contentType }, body)).status).toBe(200);
