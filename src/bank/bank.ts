@@ -140,7 +140,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target, id) => jwksFetcher.fetch(target, id), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
   const registry = new ClientRegistry(clients, remoteJwks);
   const rules = loadRules(config);
-  const db = openBankDatabase(config.dataDir);
+  const db = openBankDatabase(config.dataDir, { warn: (message, meta) => logger.warn(message, meta) });
   // Before any repository prepares its statements: writes outside a unit must commit an open group first.
   const writes = new GroupCommit(db);
   const eventLog = new EventLog(new EventRepository(db), clock, logger, { retention: config.eventsRetention, heartbeatMs: options.sseHeartbeatMs });

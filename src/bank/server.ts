@@ -106,7 +106,7 @@ async function start(config: BankConfig): Promise<Running> {
   ensureDataDir(config.dataDir);
   const clients = loadClientDefinitions(config);
   const clientIds = clients.map((client) => client.client_id);
-  const tls = await prepareTls(config, clientIds);
+  const tls = await prepareTls(config, clientIds, ({ file, reason }) => logger.warn('dev PKI: reissued a certificate from the existing CA (same key)', { file, reason }));
   const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
   const listener = refuseMissingHost(bank.app);
   const httpServer = http.createServer({ requireHostHeader: false }, listener);

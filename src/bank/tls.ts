@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import { BankConfig } from './config';
 import { ConnectorTls } from './outbound/connectors';
-import { ensureDevPki, PkiFiles } from './security/pki';
+import { DevPkiOptions, ensureDevPki, PkiFiles } from './security/pki';
 
 export interface TlsMaterial {
   server: SecureContextOptions;
@@ -26,7 +26,7 @@ export function pkiDirectory(config: BankConfig): string {
   return config.pkiDir ?? path.join(config.dataDir, 'pki');
 }
 
-export async function prepareTls(config: BankConfig, clientIds: readonly string[]): Promise<TlsMaterial> {
+export async function prepareTls(config: BankConfig, clientIds: readonly string[], onReissue?: DevPkiOptions['onReissue']): Promise<TlsMaterial> {
   if (config.tlsCaFile && config.tlsCertFile && config.tlsKeyFile) {
     const ca = read(config.tlsCaFile, 'TLS_CA_FILE');
     return {
@@ -43,7 +43,7 @@ export async function prepareTls(config: BankConfig, clientIds: readonly string[
   const dir = pkiDirectory(config);
   let pki;
   try {
-    pki = await ensureDevPki({ dir, bankClientId: config.bankClientId, clientIds, serverNames: config.tlsServerNames });
+    pki = await ensureDevPki({ dir, bankClientId: config.bankClientId, clientIds, serverNames: config.tlsServerNames, onReissue });
   } catch (error) {
     throw new Error(`cannot prepare the dev PKI in ${dir} (PKI_DIR, default <DATA_DIR>/pki): ${(error as Error).message}`);
   }

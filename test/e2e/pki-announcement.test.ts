@@ -38,3 +38,18 @@ describe('dev PKI announcement', () => {
     expect(announcement.reverse_polling_curl).toMatch(/^node scripts\/signed-headers\.js .* --cert \S+demo-connector\.crt/);
   });
 });
+
+describe('a reissued certificate at start', () => {
+  it('is a warning in the JSON log (file and reason), not only on standard error', async () => {
+    const dataDir = tempDir();
+    const first = await startChildBank({ DATA_DIR: dataDir });
+    await kill(first, 'SIGTERM');
+    const second = await startChildBank({ DATA_DIR: dataDir, TLS_SERVER_NAMES: 'bank.internal' });
+    try {
+      const line = second.logs.find((logged) => logged.includes('reissued a certificate'));
+      expect(line && JSON.parse(line)).toMatchObject({ level: 'warn', file: expect.stringMatching(/bank-server\.crt$/), reason: expect.stringContaining('bank.internal') });
+    } finally {
+      await kill(second, 'SIGTERM');
+    }
+  });
+});
