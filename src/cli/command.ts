@@ -1,6 +1,6 @@
 // A command of the CLI, and a group of them under one word (`clients create|list|show|delete`).
 import { CommandSpec, helpText, Parsed, parseCommand } from './args';
-import { CliIo, EXIT, usageError } from './io';
+import { CliError, CliIo, EXIT, usageError } from './io';
 
 export interface Command {
   /** The word after `sandbox-bank` (or after the group's word). */
@@ -16,8 +16,14 @@ export function command(spec: CommandSpec, action: (parsed: Parsed, io: CliIo) =
     summary: spec.summary,
     spec,
     async run(argv, io) {
-      const parsed = parseCommand(spec, argv, io);
-      return parsed === null ? EXIT.ok : action(parsed, io);
+      try {
+        const parsed = parseCommand(spec, argv, io);
+        return parsed === null ? EXIT.ok : await action(parsed, io);
+      } catch (error) {
+        // main() names this command (`clients create`), not only its group, in the message and the --help hint.
+        if (error instanceof CliError && error.command === undefined) error.command = spec.name;
+        throw error;
+      }
     },
   };
 }

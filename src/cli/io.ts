@@ -38,6 +38,9 @@ export function processIo(): CliIo {
 
 /** A failure with the exit code it stands for; its message goes to stderr. */
 export class CliError extends Error {
+  /** The command line's words that failed (`clients create`), set by the command that threw; main() names it. */
+  command?: string;
+
   constructor(
     readonly exitCode: ExitCode,
     message: string,

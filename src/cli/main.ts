@@ -86,8 +86,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return await chosen.run([...rest], io);
   } catch (error) {
     if (error instanceof CliError) {
-      io.stderr(`sandbox-bank ${word}: ${error.message}\n`);
-      if (error.exitCode === EXIT.usage) io.stderr(`Run "sandbox-bank ${word} --help" for usage.\n`);
+      const name = error.command ?? word;
+      io.stderr(`sandbox-bank ${name}: ${error.message}\n`);
+      if (error.exitCode === EXIT.usage) io.stderr(`Run "sandbox-bank ${name} --help" for usage.\n`);
       return error.exitCode;
     }
     io.stderr(`sandbox-bank ${word}: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);

@@ -29,6 +29,11 @@ describe('sandbox-bank --help', () => {
     expect(run.stdout).toContain('Exit codes: 0 done, 1 refused or failed, 2 the Bank unreachable or unusable, 3 usage error.');
   });
 
+  it('sign --help names every member of --format json', async () => {
+    const run = await runCli(['sign', '--help']);
+    expect(run.stdout).toContain('json: {flow, method, target, headers, signature_base}');
+  });
+
   it('help <command> is <command> --help', async () => {
     const run = await runCli(['help', 'clock', 'advance']);
     expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(/^Usage: sandbox-bank clock advance <CLIENT_ID> \[options\]/)]);
@@ -71,7 +76,16 @@ describe('usage errors: exit 3, and nothing is sent', () => {
     const run = await runCli([...line, '--no-such-flag'], env);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("Unknown option '--no-such-flag'");
-    expect(run.stderr).toContain(`Run "sandbox-bank ${line[0]} --help" for usage.`);
+    // The sub-command's own help (it lists the flags), not the group's.
+    expect(run.stderr).toContain(`sandbox-bank ${line.join(' ')}: Unknown option`);
+    expect(run.stderr).toContain(`Run "sandbox-bank ${line.join(' ')} --help" for usage.`);
+  });
+
+  it('a usage error the command finds itself (a bad value) names the sub-command too', async () => {
+    const run = await runCli(['clients', 'create', '--auth-methods', 'password'], env);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^sandbox-bank clients create: --auth-methods takes /);
+    expect(run.stderr).toContain('Run "sandbox-bank clients create --help" for usage.');
   });
 
   it('no command, an unknown command', async () => {

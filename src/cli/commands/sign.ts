@@ -16,9 +16,10 @@ export const signCommand = command(
     name: 'sign',
     summary: 'Print the signed headers of one request (X-Client-Id, X-Timestamp, X-Nonce, ..., X-Signature); sends nothing.',
     details: [
-      '--format headers (default): "Name: value" lines, for curl -H @-; json: {method, target, headers, signature_base};',
-      'curl: the whole request as a curl command (against --bank). The flow follows from METHOD and PATH',
-      '(POST /payment-orders: create; GET .../status: status; GET /payment-orders: pull; other POST: callback).',
+      '--format headers (default): "Name: value" lines, for curl -H @-;',
+      'json: {flow, method, target, headers, signature_base}; curl: the whole request as a curl command (against --bank).',
+      'The flow follows from METHOD and PATH (POST /payment-orders: create; GET .../status: status;',
+      'GET /payment-orders: pull; other POST: callback), or --flow.',
       'Add Authorization yourself, or --token. --print-base writes the signature base to stderr.',
     ],
     arguments: [
