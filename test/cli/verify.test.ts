@@ -86,6 +86,26 @@ describe('sandbox-bank verify', () => {
     expect(run.stdout).toContain('Verdict: does NOT verify: signature_invalid (digest_mismatch)');
   });
 
+  it('the expected base equal to the rebuilt one: blames the key or the JWS only when the signature fails', async () => {
+    const signed = await signedCreate();
+    const request = ['verify', 'POST', '/payment-orders', ...headerFlags(signed.headers), '--body', signed.bodyFile, '--expected-base', signed.baseFile];
+    const verifies = await cli(request);
+    expect(verifies.code).toBe(0);
+    expect(verifies.stdout).toContain('  the rebuilt base equals it, line for line, and the signature verifies over it\n');
+    expect(verifies.stdout).not.toContain('the difference is in the key or the JWS');
+    // A failure elsewhere (the timestamp) is no reason to blame the key either.
+    const later = new Date(Date.parse(`${signed.headers['x-timestamp']}`) + 10 * 60_000).toISOString();
+    const stale = await cli([...request, '--at', later]);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).not.toContain('the difference is in the key or the JWS');
+    // Another key under the same kid: the same base, a signature that does not verify.
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+    const wrongKey = tempFile('wrong.jwk', { ...other, kid: demo.private_jwk.kid, alg: 'ES256' });
+    const wrong = await cli([...request, '--key', wrongKey]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('  the rebuilt base equals it, line for line: the difference is in the key or the JWS, not in the request\n');
+  });
+
   it('a stale timestamp, judged with --at: the timestamp check fails, exit 1', async () => {
     const signed = await signedCreate();
     const later = new Date(Date.parse(`${signed.headers['x-timestamp']}`) + 10 * 60_000).toISOString();

@@ -201,7 +201,11 @@ function compareWithExpected(file: string, base: string, findings: Findings): Co
 function comparisonText(comparison: Comparison): string[] {
   const lines = [`Against the expected base (${comparison.file}):`];
   if (comparison.differences.length === 0) {
-    lines.push('  the rebuilt base equals it, line for line: the difference is in the key or the JWS, not in the request');
+    // Equal bases: the signature over it decides whether the key or the JWS is to blame (null: nothing to try).
+    const equal = '  the rebuilt base equals it, line for line';
+    if (comparison.signedThatBase === true) lines.push(`${equal}, and the signature verifies over it`);
+    else if (comparison.signedThatBase === false) lines.push(`${equal}: the difference is in the key or the JWS, not in the request`);
+    else lines.push(equal);
     return lines;
   }
   for (const difference of comparison.differences) {
