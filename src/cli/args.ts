@@ -1,7 +1,11 @@
 // Flags and arguments of one command, with node's own util.parseArgs (strict: an unknown flag is a usage error),
 // and the help text written from the same description, so the two cannot disagree.
 import { parseArgs } from 'node:util';
+import { parseInstant } from '../wire/rfc3339';
 import { CliIo, usageError } from './io';
+
+/** A client id as the profile writes it (X-Client-Id, control-plane-clients.md): 1 to 64 of [A-Za-z0-9._-]. */
+export const CLIENT_ID_FORM = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -122,6 +126,22 @@ export class Parsed {
     if (raw === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usageError(`--${name} must be a number of seconds from ${min} to ${max}, got "${raw}"`);
     return Number(raw);
+  }
+
+  /** An RFC 3339 UTC instant ending in Z (2026-11-22T10:00:00Z), as the Bank takes them; the text as given. */
+  instant(name: string): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (parseInstant(raw) === null) throw usageError(`--${name} must be an RFC 3339 UTC instant ending in Z, such as 2026-11-22T10:00:00Z, got "${raw}"`);
+    return raw;
+  }
+
+  /** A client id of the documented form (1 to 64 of [A-Za-z0-9._-]). */
+  clientId(name: string): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!CLIENT_ID_FORM.test(raw)) throw usageError(`--${name} must be 1 to 64 of [A-Za-z0-9._-], got "${raw}"`);
+    return raw;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {

@@ -117,6 +117,14 @@ describe('usage errors: exit 3, and nothing is sent', () => {
     ['conformance without --client', ['conformance'], '--client is required'],
     ['pki with a bad client id', ['pki', '--client', 'a b'], '--client must be 1 to 64'],
     ['start with a bad port', ['start', '--port', 'eighty'], '--port must be an integer'],
+    // Values only the Bank checked before (a refusal, exit 1): checked here, before any request.
+    ['orders list --since yesterday', ['orders', 'list', '--since', 'yesterday'], '--since must be an RFC 3339 UTC instant ending in Z'],
+    ['orders list --until without a Z', ['orders', 'list', '--until', '2026-11-22T10:00:00+01:00'], '--until must be an RFC 3339 UTC instant ending in Z'],
+    ['journal list --since x', ['journal', 'list', '--since', 'x'], '--since must be an RFC 3339 UTC instant ending in Z'],
+    ['clock attach --frozen-at garbage', ['clock', 'attach', 'acme', '--frozen-at', 'garbage'], '--frozen-at must be an RFC 3339 UTC instant ending in Z'],
+    ['clock advance --to an impossible day', ['clock', 'advance', 'acme', '--to', '2026-02-30T00:00:00Z'], '--to must be an RFC 3339 UTC instant ending in Z'],
+    ["clients create --client-id 'bad id!'", ['clients', 'create', '--client-id', 'bad id!'], '--client-id must be 1 to 64 of [A-Za-z0-9._-], got "bad id!"'],
+    ['clients create with a client id too long', ['clients', 'create', '--client-id', 'x'.repeat(65)], '--client-id must be 1 to 64 of [A-Za-z0-9._-]'],
   ])('%s', async (_what, argv, message) => {
     const run = await runCli(argv, env);
     expect(run.stderr).toContain(message);

@@ -26,7 +26,7 @@ function registration(parsed: Parsed): Record<string, unknown> {
   const set = (name: string, value: unknown) => {
     if (value !== undefined) body[name] = value;
   };
-  set('client_id', parsed.string('client-id'));
+  set('client_id', parsed.clientId('client-id'));
   set('name', parsed.string('name'));
   const methods = parsed.csv('auth-methods');
   if (methods) {
@@ -107,7 +107,7 @@ const createCommand = command(
       'reference Connector), <id>.crt, <id>.key and sandbox-ca.crt (mTLS), and <id>.env (the Connector settings).',
     ],
     options: {
-      'client-id': { type: 'string', value: 'id', help: 'the id (default: generated)' },
+      'client-id': { type: 'string', value: 'id', help: 'the id, 1 to 64 of [A-Za-z0-9._-] (default: generated)' },
       name: { type: 'string', value: 'name', help: 'a display name' },
       'auth-methods': { type: 'string', value: 'list', help: `comma-separated: ${AUTH_METHODS.join(', ')} (default bearer,dpop)` },
       'connector-url': { type: 'string', value: 'url', help: "the Connector's base URL (the Bank pulls and calls back there)" },

@@ -24,11 +24,11 @@ const attachCommand = command(
     name: 'clock attach',
     summary: "Attach a test clock to a client: its business time stops and moves only when advanced.",
     arguments: CLIENT_ARGUMENT,
-    options: { 'frozen-at': { type: 'string', value: 'instant', help: 'where the clock starts (RFC 3339; default now)' }, ...BANK_OPTIONS, ...JSON_OPTION },
+    options: { 'frozen-at': { type: 'string', value: 'instant', help: 'where the clock starts (RFC 3339 UTC, e.g. 2026-11-22T10:00:00Z; default now)' }, ...BANK_OPTIONS, ...JSON_OPTION },
     examples: ['sandbox-bank clock attach acme --frozen-at 2026-11-22T10:00:00Z'],
   },
   async (parsed, io) => {
-    const frozenAt = parsed.string('frozen-at');
+    const frozenAt = parsed.instant('frozen-at');
     const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', clockPath(parsed.arg(0) as string), { body: frozenAt ? { frozen_at: frozenAt } : {} }));
     printClock(io, parsed, answer.json);
     return EXIT.ok;
@@ -61,7 +61,7 @@ const advanceCommand = command(
     arguments: CLIENT_ARGUMENT,
     options: {
       seconds: { type: 'string', value: 'n', help: 'advance by this many seconds (decimals allowed)' },
-      to: { type: 'string', value: 'instant', help: 'advance to this RFC 3339 instant' },
+      to: { type: 'string', value: 'instant', help: 'advance to this RFC 3339 UTC instant' },
       ...BANK_OPTIONS,
       ...JSON_OPTION,
     },
@@ -69,7 +69,7 @@ const advanceCommand = command(
   },
   async (parsed, io) => {
     const seconds = parsed.seconds('seconds', 0, 10 * 365 * 86_400);
-    const to = parsed.string('to');
+    const to = parsed.instant('to');
     if ((seconds === undefined) === (to === undefined)) throw usageError('give either --seconds or --to');
     const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', clockPath(parsed.arg(0) as string, '/advance'), { body: to ? { to } : { seconds } }));
     if (parsed.flag('json')) io.stdout(jsonText(answer.json));

@@ -15,7 +15,7 @@ const listCommand = command(
       code: { type: 'string', value: 'code', help: 'refused with this problem code (e.g. signature_invalid)' },
       reference: { type: 'string', value: 'ref', help: 'that involved this order reference' },
       path: { type: 'string', value: 'path', help: 'with this path' },
-      since: { type: 'string', value: 'instant', help: 'at or after (RFC 3339)' },
+      since: { type: 'string', value: 'instant', help: 'at or after (RFC 3339 UTC, e.g. 2026-11-22T10:00:00Z)' },
       ...PAGE_OPTIONS,
       ...BANK_OPTIONS,
       ...JSON_OPTION,
@@ -29,7 +29,7 @@ const listCommand = command(
       code: parsed.string('code'),
       reference: parsed.string('reference'),
       path: parsed.string('path'),
-      since: parsed.string('since'),
+      since: parsed.instant('since'),
       ...pageQuery(parsed),
     };
     const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/journal', { query }));

@@ -19,8 +19,8 @@ const listCommand = command(
       reference: { type: 'string', value: 'ref', help: 'this reference' },
       scenario: { type: 'string', value: 'scenario', help: 'this sandbox scenario (e.g. NO_CALLBACK)' },
       source: { type: 'string', value: 'source', help: 'push or pull' },
-      since: { type: 'string', value: 'instant', help: 'created at or after (RFC 3339)' },
-      until: { type: 'string', value: 'instant', help: 'created before (RFC 3339)' },
+      since: { type: 'string', value: 'instant', help: 'created at or after (RFC 3339 UTC, e.g. 2026-11-22T10:00:00Z)' },
+      until: { type: 'string', value: 'instant', help: 'created before (RFC 3339 UTC)' },
       ...PAGE_OPTIONS,
       ...BANK_OPTIONS,
       ...JSON_OPTION,
@@ -34,8 +34,8 @@ const listCommand = command(
       reference: parsed.string('reference'),
       scenario: parsed.string('scenario'),
       source: parsed.oneOf('source', ['push', 'pull']),
-      since: parsed.string('since'),
-      until: parsed.string('until'),
+      since: parsed.instant('since'),
+      until: parsed.instant('until'),
       ...pageQuery(parsed),
     };
     const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/orders', { query }));

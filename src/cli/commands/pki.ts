@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { command } from '../command';
 import { EXIT, failed, jsonText, usageError } from '../io';
-import { JSON_OPTION } from '../args';
+import { CLIENT_ID_FORM, JSON_OPTION } from '../args';
 
 export const pkiCommand = command(
   {
@@ -19,7 +19,7 @@ export const pkiCommand = command(
   },
   async (parsed, io) => {
     const clientId = parsed.required('client');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) throw usageError(`--client must be 1 to 64 of [A-Za-z0-9._-], got "${clientId}"`);
+    if (!CLIENT_ID_FORM.test(clientId)) throw usageError(`--client must be 1 to 64 of [A-Za-z0-9._-], got "${clientId}"`);
     const dir = parsed.string('dir') ?? io.env.PKI_DIR ?? path.join(io.env.DATA_DIR ?? './data', 'pki');
     // Loaded here: the certificate library is needed by this command only.
     const { issueOneClientCertificate } = require('../../bank/security/pki') as typeof import('../../bank/security/pki');
