@@ -1,6 +1,7 @@
 // The Bank as the control-plane commands see it: its URL, the admin token, and one call per endpoint, with the
-// answer judged the same way everywhere (2xx done; a refusal exit 1; the Bank unreachable, a 5xx or a refused
-// admin token exit 2). Every command is a thin client of its /sandbox endpoint (control-plane.md).
+// answer judged the same way everywhere (2xx done; a refusal exit 1; the Bank unreachable, a 5xx, a refused
+// admin token, or an answer that is not the Bank's JSON exit 2). Every command is a thin client of its /sandbox
+// endpoint (control-plane.md).
 import type { TlsMaterial } from '../wire/signed-client';
 import { httpCall, HttpAnswer, parseJsonText, Unreachable } from './http';
 import type { Parsed } from './args';
@@ -11,6 +12,28 @@ export const DEFAULT_BANK_URL = 'http://localhost:8080';
 export interface ApiAnswer extends HttpAnswer {
   /** The body as JSON (undefined when it is not JSON). */
   json: unknown;
+  /** The request it answers, to name in a message. */
+  method?: string;
+  url?: URL;
+}
+
+/** What came back, for a message: `200, text/html, 1234 bytes: "<!doctype html>…"`. */
+export function answerSummary(answer: HttpAnswer): string {
+  const type = answer.headers['content-type'] ?? 'no Content-Type';
+  const FIRST = 80;
+  const first = answer.text.slice(0, FIRST);
+  const bytes = `${answer.body.length} byte${answer.body.length === 1 ? '' : 's'}`;
+  return `${answer.status}, ${type}, ${bytes}${first === '' ? '' : `: ${JSON.stringify(first)}${answer.text.length > FIRST ? '…' : ''}`}`;
+}
+
+/** Exit 2: the answer is not the JSON this command reads (a wrong --bank, a proxy's page). */
+export function unexpectedAnswer(answer: ApiAnswer, expected: string): CliError {
+  const request = answer.url ? `${answer.method ?? 'GET'} ${answer.url.href}` : 'the request';
+  return unavailable(`${request} answered ${answerSummary(answer)}; expected ${expected} (is --bank the Sandbox Bank?)`);
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** --bank, else $SANDBOX_BANK_URL, else http://localhost:8080; an http(s) URL or a usage error. */
@@ -61,7 +84,10 @@ export class BankApi {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    return this.send({ method, url: this.url(path, options.query), headers, body, timeoutMs: options.timeoutMs });
+    const answer = await this.send({ method, url: this.url(path, options.query), headers, body, timeoutMs: options.timeoutMs });
+    // Every /sandbox answer, a refusal included, is a JSON object: anything else is not the Bank speaking.
+    if (!isJsonObject(answer.json)) throw unexpectedAnswer(answer, "the Bank's JSON");
+    return answer;
   }
 
   /** A GET of any URL (a report link), with the admin token when it is the Bank's. */
@@ -72,7 +98,7 @@ export class BankApi {
   private async send(call: { method: string; url: URL; headers: Record<string, string>; body?: string; timeoutMs?: number }): Promise<ApiAnswer> {
     try {
       const answer = await httpCall({ ...call, tls: this.tls });
-      return { ...answer, json: parseJsonText(answer.text) };
+      return { ...answer, json: parseJsonText(answer.text), method: call.method, url: call.url };
     } catch (error) {
       if (error instanceof Unreachable) throw unavailable(`cannot reach the Bank at ${this.base.origin}: ${error.message}`);
       throw error;
@@ -97,6 +123,8 @@ export function problemText(answer: ApiAnswer): string {
 export interface Judgement {
   /** A 404 here means the client named on the command line does not exist: exit 2, as for conformance. */
   notFoundIsUnknownClient?: boolean;
+  /** The members a 2xx answer must have for the command to read it; one missing is exit 2, not a crash. */
+  members?: readonly string[];
 }
 
 /** The exit code of a non-2xx answer. */
@@ -110,7 +138,11 @@ export function exitCodeOf(answer: ApiAnswer, judgement: Judgement = {}): ExitCo
 
 /** The answer when it is 2xx; otherwise a CliError with the problem and the right exit code. */
 export function expectSuccess(answer: ApiAnswer, judgement: Judgement = {}): ApiAnswer {
-  if (answer.status >= 200 && answer.status < 300) return answer;
+  if (answer.status >= 200 && answer.status < 300) {
+    const members = judgement.members ?? [];
+    if (members.some((name) => member(answer.json, name) === undefined)) throw unexpectedAnswer(answer, `a JSON object with ${members.map((name) => `"${name}"`).join(', ')}`);
+    return answer;
+  }
   const exit = exitCodeOf(answer, judgement);
   const hint =
     (answer.status === 401 || answer.status === 403) && exit === EXIT.unavailable

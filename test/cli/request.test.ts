@@ -118,6 +118,28 @@ describe('sandbox-bank request', () => {
     expect(dead.code).toBe(2);
   });
 
+  it("a token refused is exit 2 with or without --dpop-key, in the token endpoint's own words", async () => {
+    const order = JSON.stringify(sampleOrder());
+    const dpopKey = tempFile('dpop.jwk', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }));
+    // A client allowed DPoP-bound tokens only, asking for a Bearer one.
+    const dpopOnly = await registered('cli-dpop-only', ['--auth-methods', 'dpop']);
+    const bearer = await cli(['request', 'POST', '/payment-orders', '--data', order, '--credentials', dpopOnly.credentials]);
+    expect(bearer.code).toBe(2);
+    expect(bearer.stderr).toContain('no access token: token refused: 400 unauthorized_client: client cli-dpop-only must request a DPoP-bound token');
+    expect(bearer.stderr).not.toContain('wrong secret');
+    // A client allowed Bearer tokens only, asking for a DPoP-bound one.
+    const bearerOnly = await registered('cli-bearer-only', ['--auth-methods', 'bearer']);
+    const bound = await cli(['request', 'POST', '/payment-orders', '--data', order, '--credentials', bearerOnly.credentials, '--dpop-key', dpopKey]);
+    expect(bound.code).toBe(2);
+    expect(bound.stderr).toContain('no access token: token refused: 400 unauthorized_client: client cli-bearer-only is not allowed DPoP-bound tokens');
+    // A wrong secret, on either path: invalid_client, and there the hint is true.
+    for (const extra of [[], ['--dpop-key', dpopKey]]) {
+      const wrong = await cli(['request', 'POST', '/payment-orders', '--data', order, '--credentials', DEMO_CREDENTIALS, '--client-secret', 'not-the-secret', ...extra]);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('no access token: token refused: 401 invalid_client: unknown client or wrong client secret (check --client-id and --client-secret, or --credentials)');
+    }
+  });
+
   it('with --dpop-key: a DPoP-bound token and a proof with the request', async () => {
     const dpopKey = tempFile('dpop.jwk', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }));
     const order = sampleOrder();

@@ -126,7 +126,7 @@ const createCommand = command(
   },
   async (parsed, io) => {
     const api = BankApi.of(parsed, io);
-    const answer = expectSuccess(await api.call('POST', '/sandbox/clients', { body: registration(parsed) }));
+    const answer = expectSuccess(await api.call('POST', '/sandbox/clients', { body: registration(parsed) }), { members: ['client_id', 'client_secret'] });
     const created = answer.json as Created;
     const dir = parsed.string('save');
     if (dir === undefined) {
@@ -149,7 +149,7 @@ const listCommand = command(
     examples: ['sandbox-bank clients list', 'sandbox-bank clients list --json'],
   },
   async (parsed, io) => {
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/clients', { query: pageQuery(parsed) }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/clients', { query: pageQuery(parsed) }), { members: ['data'] });
     printPage(io, parsed, answer, [
       column('CLIENT', 'client_id'),
       column('SOURCE', 'source'),

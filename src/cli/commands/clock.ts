@@ -71,7 +71,7 @@ const advanceCommand = command(
     const seconds = parsed.seconds('seconds', 0, 10 * 365 * 86_400);
     const to = parsed.instant('to');
     if ((seconds === undefined) === (to === undefined)) throw usageError('give either --seconds or --to');
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', clockPath(parsed.arg(0) as string, '/advance'), { body: to ? { to } : { seconds } }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', clockPath(parsed.arg(0) as string, '/advance'), { body: to ? { to } : { seconds } }), { members: ['from', 'to', 'fired'] });
     if (parsed.flag('json')) io.stdout(jsonText(answer.json));
     else {
       const report = answer.json as { from: string; to: string; fired: unknown[] };

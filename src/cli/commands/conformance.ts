@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { caseInfo, WINDOW_S } from '../../bank/conformance/model';
 import type { Verdict } from '../../bank/conformance/model';
 import { BANK_OPTIONS, Parsed } from '../args';
-import { ApiAnswer, BankApi, bankEndpoint, problemText } from '../bank-api';
+import { ApiAnswer, BankApi, bankEndpoint, unexpectedAnswer, problemText } from '../bank-api';
 import { command } from '../command';
 import { ExpectedFailures, readExpectedFailures } from '../expected-failures';
 import { httpCall, Unreachable } from '../http';
@@ -117,6 +117,7 @@ function caseList(parsed: Parsed, name: string): string[] | undefined {
 /** A run as answered; the 202 of POST carries no results yet. */
 function runOf(answer: ApiAnswer): RunView {
   const run = answer.json as RunView;
+  if (typeof run.id !== 'string' || typeof run.state !== 'string') throw unexpectedAnswer(answer, 'a conformance run with "id" and "state"');
   return { ...run, cases: run.cases ?? [], results: run.results ?? [] };
 }
 

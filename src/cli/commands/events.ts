@@ -2,7 +2,7 @@
 // until interrupted (SIGINT: exit 0), --count events were printed, or the Bank ends the stream (exit 2).
 import type { IncomingMessage } from 'node:http';
 import { BANK_OPTIONS, JSON_OPTION, Parsed } from '../args';
-import { BankApi, expectSuccess } from '../bank-api';
+import { BankApi, expectSuccess, unexpectedAnswer } from '../bank-api';
 import { command } from '../command';
 import { openRequest, parseJsonText, Unreachable } from '../http';
 import { CliIo, EXIT, unavailable } from '../io';
@@ -47,12 +47,27 @@ export function eventLine(message: SseMessage): string {
   return [event.at ?? '-', event.type ?? message.event ?? '-', event.client_id ?? '-', ...details].join('  ');
 }
 
-async function failedStream(response: IncomingMessage): Promise<never> {
+async function failedStream(response: IncomingMessage, url: URL): Promise<never> {
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
-  expectSuccess({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.from(text), text, json: parseJsonText(text) });
+  expectSuccess({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.from(text), text, json: parseJsonText(text), method: 'GET', url });
   throw unavailable(`GET /sandbox/events answered ${response.statusCode}`);
+}
+
+/** A 200 that is not an event stream (a wrong --bank): its first bytes, then exit 2. */
+async function notAStream(response: IncomingMessage, url: URL, abort: () => void): Promise<never> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= 1024) break;
+  }
+  abort();
+  const body = Buffer.concat(chunks);
+  const text = body.toString('utf8');
+  throw unexpectedAnswer({ status: response.statusCode ?? 0, headers: response.headers, body, text, json: undefined, method: 'GET', url }, 'an event stream (text/event-stream)');
 }
 
 function tail(parsed: Parsed, io: CliIo, response: IncomingMessage, abort: () => void): Promise<number> {
@@ -118,7 +133,8 @@ export const eventsCommand = command(
       if (error instanceof Unreachable) throw unavailable(`cannot reach the Bank at ${url.origin}: ${error.message}`);
       throw error;
     }
-    if (res.statusCode !== 200) return failedStream(res);
+    if (res.statusCode !== 200) return failedStream(res, url);
+    if (!/^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) return notAStream(res, url, abort);
     return tail(parsed, io, res, abort);
   },
 );

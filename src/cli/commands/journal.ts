@@ -32,7 +32,7 @@ const listCommand = command(
       since: parsed.instant('since'),
       ...pageQuery(parsed),
     };
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/journal', { query }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/journal', { query }), { members: ['data'] });
     printPage(io, parsed, answer, [
       column('ID', 'id'),
       column('AT', 'at'),
@@ -59,7 +59,7 @@ const showCommand = command(
   async (parsed, io) => {
     const id = parsed.arg(0) as string;
     if (!/^\d{1,15}$/.test(id)) throw usageError(`ID must be a journal entry number, got "${id}"`);
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', `/sandbox/journal/${id}`));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', `/sandbox/journal/${id}`), { members: parsed.flag('curl') ? ['curl'] : [] });
     if (parsed.flag('curl')) io.stdout(`${(answer.json as { curl: string }).curl}\n`);
     else printJson(io, answer);
     return EXIT.ok;
@@ -69,7 +69,7 @@ const showCommand = command(
 const clearCommand = command(
   { name: 'journal clear', summary: 'Delete every journal entry (DELETE /sandbox/journal).', options: { ...BANK_OPTIONS, ...JSON_OPTION }, examples: ['sandbox-bank journal clear'] },
   async (parsed, io) => {
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('DELETE', '/sandbox/journal'));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('DELETE', '/sandbox/journal'), { members: ['deleted'] });
     io.stdout(parsed.flag('json') ? jsonText(answer.json) : `deleted ${(answer.json as { deleted: number }).deleted} journal entries\n`);
     return EXIT.ok;
   },

@@ -38,7 +38,7 @@ const listCommand = command(
       until: parsed.instant('until'),
       ...pageQuery(parsed),
     };
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/orders', { query }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', '/sandbox/orders', { query }), { members: ['data'] });
     printPage(io, parsed, answer, [
       column('CLIENT', 'client_id'),
       column('REFERENCE', 'reference'),

@@ -28,7 +28,7 @@ export const outcomeCommand = command(
     const status = parsed.oneOf('status', ['SUCCESS', 'FAILED']);
     if (status === undefined) throw usageError('--status is required: SUCCESS or FAILED');
     const body = { status, reasonCode: parsed.string('reason-code'), reasonMessage: parsed.string('reason-message') };
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', orderPath(parsed.arg(0) as string, parsed.arg(1) as string, '/outcome'), { body }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', orderPath(parsed.arg(0) as string, parsed.arg(1) as string, '/outcome'), { body }), { members: ['order'] });
     if (parsed.flag('json')) io.stdout(jsonText(answer.json));
     else {
       const order = (answer.json as { order: { reference: string; status: string; reason_code: string | null } }).order;

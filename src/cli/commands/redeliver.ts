@@ -26,7 +26,7 @@ export const redeliverCommand = command(
     if (id !== undefined && parsed.string('client') !== undefined) throw usageError('--client goes with --dead');
     if (id !== undefined && !/^[1-9]\d{0,15}$/.test(id)) throw usageError(`MESSAGE_ID must be a message number, got "${id}"`);
     if (id !== undefined) {
-      const answer = expectSuccess(await api.call('POST', `/sandbox/callbacks/${id}/redeliver`));
+      const answer = expectSuccess(await api.call('POST', `/sandbox/callbacks/${id}/redeliver`), { members: ['message_id'] });
       if (parsed.flag('json')) io.stdout(jsonText(answer.json));
       else {
         const message = answer.json as { message_id: number; idempotency_key: string; state: string };
@@ -35,7 +35,7 @@ export const redeliverCommand = command(
       return EXIT.ok;
     }
     const body = { state: 'dead', ...(parsed.string('client') ? { client_id: parsed.string('client') } : {}) };
-    const answer = expectSuccess(await api.call('POST', '/sandbox/callbacks/redeliver', { body }));
+    const answer = expectSuccess(await api.call('POST', '/sandbox/callbacks/redeliver', { body }), { members: ['redelivered'] });
     const ids = (answer.json as { redelivered: number[] }).redelivered;
     io.stdout(parsed.flag('json') ? jsonText(answer.json) : `${ids.length} dead message(s) sent again${ids.length ? `: ${ids.join(', ')}` : ''}\n`);
     return EXIT.ok;

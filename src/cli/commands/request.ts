@@ -4,15 +4,15 @@
 import { systemClock } from '../../wire/clock';
 import type { SigningKey } from '../../wire/keys';
 import type { SignedFlow } from '../../wire/signature-base';
-import { SignedClient, TokenCache } from '../../wire/signed-client';
+import { SignedClient } from '../../wire/signed-client';
 import { BANK_URL_OPTION, JSON_OPTION, Parsed } from '../args';
 import { bankEndpoint, bankUrlOf } from '../bank-api';
 import { command } from '../command';
 import { CREDENTIAL_OPTIONS, ClientIdentity, identityOf, jwkOfFile, signingKeyOf, TLS_OPTIONS, tlsOf } from '../credentials';
-import { CliIo, EXIT, jsonText, unavailable, usageError } from '../io';
+import { CliError, CliIo, EXIT, jsonText, unavailable, usageError } from '../io';
 import { parseJsonText } from '../http';
 import { baseOf, bodyOf, curlCommand, FLOW_OPTIONS, flowHeaders, flowOf, methodOf, pathOf } from '../signing';
-import { dpopProof, requestToken } from '../token-request';
+import { dpopProof, requestToken, TokenAnswer, TokenRequest } from '../token-request';
 
 const TIMEOUT_MS = 30_000;
 
@@ -23,26 +23,32 @@ interface Authorization {
   shellHeaders: Record<string, string>;
 }
 
-async function authorization(parsed: Parsed, io: CliIo, identity: ClientIdentity, client: SignedClient, method: string, url: URL): Promise<Authorization> {
+/** The token, or exit 2 whatever the token endpoint said (docs/cli.md: no token is exit 2), with its own words. */
+async function tokenFor(request: TokenRequest): Promise<TokenAnswer> {
+  try {
+    return await requestToken(request);
+  } catch (error) {
+    if (error instanceof CliError) throw unavailable(`no access token: ${error.message}`);
+    throw error;
+  }
+}
+
+async function authorization(parsed: Parsed, io: CliIo, identity: ClientIdentity, method: string, url: URL): Promise<Authorization> {
   const apiKey = parsed.string('api-key');
   if (apiKey !== undefined) return { headers: { authorization: `X-API-Key ${apiKey}` }, shellHeaders: {} };
   const given = parsed.string('token');
   if (given !== undefined) return { headers: { authorization: `Bearer ${given}` }, shellHeaders: {} };
   if (parsed.flag('dry-run')) return { headers: {}, shellHeaders: { authorization: 'Bearer $TOKEN' } };
   if (!identity.clientSecret) throw usageError('--client-secret is required to get a token (or --credentials, --token, --api-key)');
-  const bank = bankUrlOf(parsed, io);
+  const tokenRequest: TokenRequest = { bank: bankUrlOf(parsed, io), clientId: identity.clientId as string, clientSecret: identity.clientSecret, tls: tlsOf(parsed) };
   const dpopFile = parsed.string('dpop-key');
   if (dpopFile !== undefined) {
     const dpopKey: SigningKey = signingKeyOf({ kid: 'dpop', ...jwkOfFile(dpopFile) });
-    const token = await requestToken({ bank, clientId: identity.clientId as string, clientSecret: identity.clientSecret, dpopKey, tls: tlsOf(parsed) });
+    const token = await tokenFor({ ...tokenRequest, dpopKey });
     return { headers: { authorization: `DPoP ${token.access_token}`, dpop: dpopProof(dpopKey, { method, url, accessToken: token.access_token }) }, shellHeaders: {} };
   }
-  const tokens = new TokenCache(client, { tokenUrl: bankEndpoint(bank, '/oauth/token').href, clientId: identity.clientId as string, clientSecret: identity.clientSecret }, systemClock, 0);
-  try {
-    return { headers: { authorization: `Bearer ${await tokens.token()}` }, shellHeaders: {} };
-  } catch (error) {
-    throw unavailable(`no access token: ${(error as Error).message} (unknown client or wrong secret?)`);
-  }
+  const token = await tokenFor(tokenRequest);
+  return { headers: { authorization: `Bearer ${token.access_token}` }, shellHeaders: {} };
 }
 
 function printAnswer(io: CliIo, parsed: Parsed, answer: { status: number; headers: Readonly<Record<string, unknown>>; body: string }, base: string): void {
@@ -106,7 +112,7 @@ export const requestCommand = command(
     const client = new SignedClient({ clientId: identity.clientId, signer, clock: systemClock, timeoutMs: TIMEOUT_MS, tls });
     try {
       // The token first, so the timestamp signed is as fresh as possible when the request leaves.
-      const auth = await authorization(parsed, io, identity, client, method, url);
+      const auth = await authorization(parsed, io, identity, method, url);
       const signed = client.signedHeaders(flow, method, url, body, flowHeaders(flow, parsed));
       const base = baseOf(flow, method, url, signed, body);
       const headers = { ...signed, ...(body.length > 0 ? { 'content-type': 'application/json' } : {}), ...auth.headers };

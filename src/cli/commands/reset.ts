@@ -15,7 +15,7 @@ export const resetCommand = command(
   },
   async (parsed, io) => {
     const client = parsed.string('client');
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', '/sandbox/reset', { body: client ? { client_id: client } : {} }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('POST', '/sandbox/reset', { body: client ? { client_id: client } : {} }), { members: ['deleted'] });
     if (parsed.flag('json')) io.stdout(jsonText(answer.json));
     else {
       const deleted = (answer.json as { deleted: Record<string, number> }).deleted;

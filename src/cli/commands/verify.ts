@@ -121,7 +121,7 @@ async function capturedRequest(parsed: Parsed, io: CliIo): Promise<CapturedReque
   if (file !== undefined) request = parseRawRequest(readFileOrFail(file, 'request file'), file);
   else if (journalId !== undefined) {
     if (!/^\d{1,15}$/.test(journalId)) throw usageError(`--journal must be a journal entry id, got "${journalId}"`);
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', `/sandbox/journal/${journalId}`));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', `/sandbox/journal/${journalId}`), { members: ['method', 'url', 'request'] });
     request = requestOfJournalEntry(answer.json as Parameters<typeof requestOfJournalEntry>[0]);
   } else {
     const [method, target] = parsed.positionals;

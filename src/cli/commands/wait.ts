@@ -30,7 +30,7 @@ export const waitCommand = command(
     const query = { status, timeout_s: timeoutS };
     // The HTTP call waits as long as the Bank may, and a little more.
     const timeoutMs = ((timeoutS ?? 30) + 10) * 1000;
-    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', orderPath(parsed.arg(0) as string, parsed.arg(1) as string, '/wait'), { query, timeoutMs }));
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('GET', orderPath(parsed.arg(0) as string, parsed.arg(1) as string, '/wait'), { query, timeoutMs }), { members: ['reference', 'status'] });
     const order = answer.json as { reference: string; status: string; reason_code: string | null };
     io.stdout(parsed.flag('json') ? jsonText(order) : `${order.reference} ${order.status}${order.reason_code ? ` (${order.reason_code})` : ''}\n`);
     return EXIT.ok;
