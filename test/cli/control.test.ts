@@ -152,6 +152,44 @@ describe('sandbox-bank clients', () => {
   });
 });
 
+describe('sandbox-bank clients create --save: nothing given once is lost', () => {
+  it('a directory that cannot be made or written: exit 3 before anything is registered', async () => {
+    const file = tempFile('not-a-directory', 'x');
+    const run = await cli(['clients', 'create', '--client-id', 'cli-unsaved', '--save', path.join(file, 'acme')]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`--save: cannot write into ${path.join(file, 'acme')} (ENOTDIR); nothing was registered`);
+    expect(run.stdout).toBe('');
+    expect((await cli(['clients', 'show', 'cli-unsaved'])).code).toBe(2);
+  });
+
+  it('a write that fails after the registration: the whole answer on stdout, a message on stderr, exit 1', async () => {
+    const dir = tempDir();
+    // The directory takes files, but not this one: a directory stands where the CA certificate goes.
+    fs.mkdirSync(path.join(dir, 'sandbox-ca.crt'));
+    const run = await cli(['clients', 'create', '--client-id', 'cli-half-saved', '--save', dir]);
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout) as { client_id: string; client_secret: string; private_jwk: { d: string } };
+    expect(answer).toMatchObject({ client_id: 'cli-half-saved', client_secret: expect.any(String), private_jwk: { d: expect.any(String) } });
+    expect(run.stderr).toContain(`registered cli-half-saved, but cannot save into ${dir}: EISDIR`);
+    expect(run.stderr).toContain('The whole answer is on stdout instead');
+    // The printed secret is the one in force.
+    const token = await cli(['token', '--client-id', 'cli-half-saved', '--client-secret', answer.client_secret]);
+    expect(token.code).toBe(0);
+  });
+
+  it('every secret file is owner-only, the .env (PULL_TOKEN) included, also over an existing file', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'cli-modes.env'), 'old\n', { mode: 0o644 });
+    const run = await cli(['clients', 'create', '--client-id', 'cli-modes', '--connector-url', 'http://localhost:3999', '--connector-token', 'pull-secret-1', '--save', dir]);
+    expect(run.code).toBe(0);
+    const mode = (name: string) => fs.statSync(path.join(dir, name)).mode & 0o777;
+    expect(fs.readFileSync(path.join(dir, 'cli-modes.env'), 'utf8')).toContain('PULL_TOKEN=pull-secret-1');
+    expect([mode('cli-modes.env'), mode('cli-modes.credentials.json'), mode('cli-modes.key')]).toEqual([0o600, 0o600, 0o600]);
+    expect([mode('cli-modes.crt'), mode('sandbox-ca.crt')]).toEqual([0o644, 0o644]);
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+});
+
 describe('the Bank unusable: exit 2', () => {
   it.each([
     ['a wrong admin token', ['clients', 'list'], { ADMIN_TOKEN: 'wrong' }, '401 auth_invalid'],

@@ -1,13 +1,15 @@
 // sandbox-bank clients create|list|show|delete: clients at run time (control-plane.md section 1), thin clients
 // of /sandbox/clients. `create --save DIR` writes what the Bank shows only once into files the other commands
-// and the reference Connector read.
+// and the reference Connector read: the directory is tried before the client is registered, and should a write
+// still fail, the whole answer is printed rather than lost.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BANK_OPTIONS, JSON_OPTION, Parsed } from '../args';
 import { BankApi, expectSuccess } from '../bank-api';
 import { command, group } from '../command';
 import { readJsonFile } from '../credentials';
-import { CliIo, EXIT, jsonText, usageError } from '../io';
+import { CliError, CliIo, EXIT, jsonText, usageError } from '../io';
 import { column, PAGE_OPTIONS, pageQuery, printJson, printPage } from '../output';
 
 const AUTH_METHODS = ['bearer', 'dpop', 'api_key'] as const;
@@ -70,32 +72,58 @@ interface Created {
   certificate_pem: string | null;
   certificate_key_pem: string | null;
   ca_pem: string | null;
-  examples: { token_curl: string; connector_env: string };
+  examples?: { token_curl?: string; connector_env?: string };
 }
 
-/** The answer's secrets and certificates as files (owner-only where secret); answers the paths written. */
-function saveRegistration(dir: string, created: Created): string[] {
+function reasonOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/**
+ * Before anything is registered: the --save directory exists (or can be made) and takes a new file. Otherwise the
+ * secret and the private key, which the answer shows once, would have nowhere to go: a usage error, exit 3.
+ */
+function checkSaveDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
-    const id = created.client_id;
-    const written: string[] = [];
-    const write = (name: string, content: string, secret: boolean) => {
-      const file = path.join(dir, name);
-      fs.writeFileSync(file, content, { mode: secret ? 0o600 : 0o644 });
-      written.push(file);
-    };
-    const credentials = { client_id: id, client_secret: created.client_secret, ...(created.private_jwk ? { private_jwk: created.private_jwk } : {}), ...(created.api_key ? { api_key: created.api_key } : {}) };
-    write(`${id}.credentials.json`, jsonText(credentials), true);
-    if (created.certificate_pem && created.certificate_key_pem) {
-      write(`${id}.crt`, created.certificate_pem, false);
-      write(`${id}.key`, created.certificate_key_pem, true);
-    }
-    if (created.ca_pem) write('sandbox-ca.crt', created.ca_pem, false);
-    write(`${id}.env`, created.examples.connector_env, false);
-    return written;
+    const probe = path.join(dir, `.sandbox-bank-probe-${randomUUID()}`);
+    fs.writeFileSync(probe, '', { mode: 0o600, flag: 'wx' });
+    fs.unlinkSync(probe);
   } catch (error) {
-    throw usageError(`cannot save into ${dir}: ${(error as Error).message}`);
+    throw usageError(`--save: cannot write into ${dir} (${reasonOf(error)}); nothing was registered`);
   }
+}
+
+/** `content` into `file` with exactly `mode`, also when the file exists already (open's mode applies only to a new one). */
+function writeWithMode(file: string, content: string, mode: number): void {
+  const fd = fs.openSync(file, 'w', mode);
+  try {
+    fs.fchmodSync(fd, mode);
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The answer's secrets and certificates as files, owner-only (0600) where secret: the credentials, the certificate
+ * key and the .env (it holds PULL_TOKEN when --connector-token is given). `written` gets each path as it is written.
+ */
+function saveRegistration(dir: string, created: Created, written: string[]): void {
+  const id = created.client_id;
+  const write = (name: string, content: string, secret: boolean) => {
+    const file = path.join(dir, name);
+    writeWithMode(file, content, secret ? 0o600 : 0o644);
+    written.push(file);
+  };
+  const credentials = { client_id: id, client_secret: created.client_secret, ...(created.private_jwk ? { private_jwk: created.private_jwk } : {}), ...(created.api_key ? { api_key: created.api_key } : {}) };
+  write(`${id}.credentials.json`, jsonText(credentials), true);
+  if (created.certificate_pem && created.certificate_key_pem) {
+    write(`${id}.crt`, created.certificate_pem, false);
+    write(`${id}.key`, created.certificate_key_pem, true);
+  }
+  if (created.ca_pem) write('sandbox-ca.crt', created.ca_pem, false);
+  if (typeof created.examples?.connector_env === 'string') write(`${id}.env`, created.examples.connector_env, true);
 }
 
 const createCommand = command(
@@ -104,7 +132,9 @@ const createCommand = command(
     summary: 'Register a client (POST /sandbox/clients); the answer shows the secret and the generated key once.',
     details: [
       'With --save DIR the answer goes to files instead: <id>.credentials.json (for --credentials and the',
-      'reference Connector), <id>.crt, <id>.key and sandbox-ca.crt (mTLS), and <id>.env (the Connector settings).',
+      'reference Connector), <id>.crt, <id>.key and sandbox-ca.crt (mTLS), and <id>.env (the Connector settings);',
+      'the secret ones owner-only. A DIR that cannot be written is exit 3 before anything is registered; a write',
+      'that fails after it prints the whole answer instead (exit 1).',
     ],
     options: {
       'client-id': { type: 'string', value: 'id', help: 'the id, 1 to 64 of [A-Za-z0-9._-] (default: generated)' },
@@ -126,15 +156,29 @@ const createCommand = command(
   },
   async (parsed, io) => {
     const api = BankApi.of(parsed, io);
-    const answer = expectSuccess(await api.call('POST', '/sandbox/clients', { body: registration(parsed) }), { members: ['client_id', 'client_secret'] });
-    const created = answer.json as Created;
+    const body = registration(parsed);
     const dir = parsed.string('save');
+    if (dir !== undefined) checkSaveDir(dir);
+    const answer = expectSuccess(await api.call('POST', '/sandbox/clients', { body }), { members: ['client_id', 'client_secret'] });
+    const created = answer.json as Created;
     if (dir === undefined) {
       printJson(io, answer);
       if (!parsed.flag('json')) io.stderr('The client secret and private key are shown only once: keep them (or use --save <dir>).\n');
       return EXIT.ok;
     }
-    const files = saveRegistration(dir, created);
+    const files: string[] = [];
+    try {
+      saveRegistration(dir, created, files);
+    } catch (error) {
+      // Registered, but not saved: the answer is all there is of the secret and the key, so it goes to stdout whole.
+      printJson(io, answer);
+      const partly = files.length > 0 ? ` (written before that: ${files.join(', ')})` : '';
+      throw new CliError(
+        EXIT.failed,
+        `registered ${created.client_id}, but cannot save into ${dir}: ${(error as Error).message}${partly}. ` +
+          'The whole answer is on stdout instead: its client secret and private key are shown only once, keep them.',
+      );
+    }
     if (parsed.flag('json')) io.stdout(jsonText({ client_id: created.client_id, files }));
     else io.stdout([`registered ${created.client_id}; saved:`, ...files.map((file) => `  ${file}`), ''].join('\n'));
     return EXIT.ok;
