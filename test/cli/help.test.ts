@@ -41,7 +41,7 @@ describe('sandbox-bank --help', () => {
 
   it('covers every command the issue names', () => {
     const names = LINES.map((line) => line.join(' '));
-    for (const expected of ['start', 'pki', 'clients create', 'clients list', 'clients show', 'clients delete', 'token', 'request', 'sign', 'verify', 'orders list', 'orders show', 'outcome', 'redeliver', 'clock advance', 'reset', 'journal list', 'journal show', 'events', 'wait', 'conformance']) {
+    for (const expected of ['start', 'pki', 'clients create', 'clients list', 'clients show', 'clients update', 'clients pause', 'clients resume', 'clients poll', 'clients delete', 'token', 'request', 'sign', 'verify', 'orders list', 'orders show', 'outcome', 'redeliver', 'clock advance', 'reset', 'journal list', 'journal show', 'events', 'wait', 'conformance']) {
       expect(names).toContain(expected);
     }
   });

@@ -1,12 +1,12 @@
-// sandbox-bank clients create|list|show|delete: clients at run time (control-plane.md section 1), thin clients
-// of /sandbox/clients. `create --save DIR` writes what the Bank shows only once into files the other commands
+// sandbox-bank clients create|list|show|update|pause|resume|poll|delete: clients at run time (control-plane.md
+// section 1), thin clients of /sandbox/clients. `create --save DIR` writes what the Bank shows only once into files the other commands
 // and the reference Connector read: the directory is tried before the client is registered, and should a write
 // still fail, the whole answer is printed rather than lost.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BANK_OPTIONS, JSON_OPTION, Parsed } from '../args';
-import { BankApi, expectSuccess } from '../bank-api';
+import { BANK_OPTIONS, JSON_OPTION, OptionSpec, Parsed } from '../args';
+import { ApiAnswer, BankApi, expectSuccess } from '../bank-api';
 import { command, group } from '../command';
 import { readJsonFile } from '../credentials';
 import { CliError, CliIo, EXIT, jsonText, usageError } from '../io';
@@ -19,8 +19,28 @@ function clientPath(id: string): string {
   return `/sandbox/clients/${encodeURIComponent(id)}`;
 }
 
-/** The POST body: --data as the base, the flags over it. */
-function registration(parsed: Parsed): Record<string, unknown> {
+/**
+ * The flags that build a client's body, shared by create (POST) and update (PATCH, where `connector` is an RFC 7396
+ * merge patch: the flags given change those members only).
+ */
+function bodyOptions(kind: 'create' | 'update'): Record<string, OptionSpec> {
+  return {
+    name: { type: 'string', value: 'name', help: 'a display name' },
+    'auth-methods': { type: 'string', value: 'list', help: `comma-separated: ${AUTH_METHODS.join(', ')}${kind === 'create' ? ' (default bearer,dpop)' : ''}` },
+    'connector-url': { type: 'string', value: 'url', help: "the Connector's base URL (the Bank pulls and calls back there)" },
+    'callback-mode': { type: 'string', value: 'mode', help: CALLBACK_MODES.join(', ') },
+    'no-poll': { type: 'boolean', help: 'do not pull from this Connector' },
+    ...(kind === 'update' ? { poll: { type: 'boolean' as const, help: 'pull from this Connector again' } } : {}),
+    'poll-limit': { type: 'string', value: 'n', help: 'limit of each pull page' },
+    'connector-token': { type: 'string', value: 'token', help: 'static Bearer token for the pull' },
+    jwks: { type: 'string', value: 'file', help: kind === 'create' ? 'register these public keys instead of a generated pair' : 'replace the keys with these public keys (drops a jwks_uri)' },
+    'jwks-uri': { type: 'string', value: 'url', help: kind === 'create' ? 'or fetch the public keys from this URL' : 'or fetch the public keys from this URL from now on' },
+    data: { type: 'string', value: '@file|json', help: `the whole ${kind === 'update' ? 'PATCH' : 'request'} body (the flags override its members)` },
+  };
+}
+
+/** The POST or PATCH body: --data as the base, the flags over it. */
+function clientBody(parsed: Parsed, kind: 'create' | 'update'): Record<string, unknown> {
   const data = parsed.string('data');
   const base = data === undefined ? {} : data.startsWith('@') ? readJsonFile(data.slice(1), '--data file') : parseInline(data);
   if (typeof base !== 'object' || base === null || Array.isArray(base)) throw usageError('--data must be a JSON object');
@@ -28,7 +48,7 @@ function registration(parsed: Parsed): Record<string, unknown> {
   const set = (name: string, value: unknown) => {
     if (value !== undefined) body[name] = value;
   };
-  set('client_id', parsed.clientId('client-id'));
+  if (kind === 'create') set('client_id', parsed.clientId('client-id'));
   set('name', parsed.string('name'));
   const methods = parsed.csv('auth-methods');
   if (methods) {
@@ -44,13 +64,16 @@ function registration(parsed: Parsed): Record<string, unknown> {
   if (url !== undefined) connector.url = url;
   const mode = parsed.oneOf('callback-mode', CALLBACK_MODES);
   if (mode !== undefined) connector.callback_mode = mode;
+  if (parsed.flag('no-poll') && parsed.flag('poll')) throw usageError('--poll and --no-poll exclude each other');
   if (parsed.flag('no-poll')) connector.poll = false;
+  if (parsed.flag('poll')) connector.poll = true;
   const limit = parsed.integer('poll-limit', 1, 10_000);
   if (limit !== undefined) connector.poll_limit = limit;
   const token = parsed.string('connector-token');
   if (token !== undefined) connector.token = token;
   if (Object.keys(connector).length > 0) {
-    if (connector.url === undefined) throw usageError('the connector settings need --connector-url');
+    // A new client's Connector needs its URL; a PATCH merges into the Connector it has.
+    if (kind === 'create' && connector.url === undefined) throw usageError('the connector settings need --connector-url');
     body.connector = connector;
   }
   return body;
@@ -138,16 +161,7 @@ const createCommand = command(
     ],
     options: {
       'client-id': { type: 'string', value: 'id', help: 'the id, 1 to 64 of [A-Za-z0-9._-] (default: generated)' },
-      name: { type: 'string', value: 'name', help: 'a display name' },
-      'auth-methods': { type: 'string', value: 'list', help: `comma-separated: ${AUTH_METHODS.join(', ')} (default bearer,dpop)` },
-      'connector-url': { type: 'string', value: 'url', help: "the Connector's base URL (the Bank pulls and calls back there)" },
-      'callback-mode': { type: 'string', value: 'mode', help: CALLBACK_MODES.join(', ') },
-      'no-poll': { type: 'boolean', help: 'do not pull from this Connector' },
-      'poll-limit': { type: 'string', value: 'n', help: 'limit of each pull page' },
-      'connector-token': { type: 'string', value: 'token', help: 'static Bearer token for the pull' },
-      jwks: { type: 'string', value: 'file', help: 'register these public keys instead of a generated pair' },
-      'jwks-uri': { type: 'string', value: 'url', help: 'or fetch the public keys from this URL' },
-      data: { type: 'string', value: '@file|json', help: 'the whole request body (the flags override its members)' },
+      ...bodyOptions('create'),
       save: { type: 'string', value: 'dir', help: 'write credentials, certificate, key, CA and .env into this directory' },
       ...BANK_OPTIONS,
       ...JSON_OPTION,
@@ -156,7 +170,7 @@ const createCommand = command(
   },
   async (parsed, io) => {
     const api = BankApi.of(parsed, io);
-    const body = registration(parsed);
+    const body = clientBody(parsed, 'create');
     const dir = parsed.string('save');
     if (dir !== undefined) checkSaveDir(dir);
     const answer = expectSuccess(await api.call('POST', '/sandbox/clients', { body }), { members: ['client_id', 'client_secret'] });
@@ -221,9 +235,121 @@ function oneClient(name: 'show' | 'delete', method: 'GET' | 'DELETE', summary: s
   );
 }
 
-export const clientsCommand = group('clients', 'Clients at run time: register, list, show, delete (control-plane.md section 1).', [
+const updateCommand = command(
+  {
+    name: 'clients update',
+    summary: 'Change a client at run time (PATCH /sandbox/clients/{id}): in force for its very next request, pull and callback.',
+    details: [
+      'Only what is given changes. The connector flags are merged into the Connector the client has (RFC 7396);',
+      '--data \'{"connector": null}\' removes it, and a member set to null in --data removes that member.',
+      'Prints the client as changed. Unknown client: exit 2; a change the Bank refuses (400): exit 1.',
+    ],
+    arguments: [{ name: 'CLIENT_ID', required: true }],
+    options: { ...bodyOptions('update'), ...BANK_OPTIONS, ...JSON_OPTION },
+    examples: ['sandbox-bank clients update acme --connector-url http://localhost:9191 --callback-mode batch', 'sandbox-bank clients update acme --data @patch.json'],
+  },
+  async (parsed, io) => {
+    const body = clientBody(parsed, 'update');
+    if (Object.keys(body).length === 0) throw usageError('nothing to change: give a flag (--name, --auth-methods, --connector-url, ...) or --data');
+    const answer = expectSuccess(await BankApi.of(parsed, io).call('PATCH', clientPath(parsed.arg(0) as string), { body }), { notFoundIsUnknownClient: true, members: ['client_id'] });
+    printJson(io, answer);
+    return EXIT.ok;
+  },
+);
+
+/**
+ * POST /sandbox/clients/{id}/<action>. The Bank answers 404 both for an unknown client and for a client without a
+ * Connector to call; a look at the client tells them apart: unknown is exit 2 (as for show), no Connector exit 1.
+ */
+async function connectorAction(api: BankApi, clientId: string, action: 'pause' | 'resume' | 'poll', members: string[]): Promise<ApiAnswer> {
+  // A poll cycle may pull many pages: it gets longer than the usual 30 s.
+  const answer = await api.call('POST', `${clientPath(clientId)}/${action}`, { timeoutMs: action === 'poll' ? 600_000 : undefined });
+  if (answer.status === 404) expectSuccess(await api.call('GET', clientPath(clientId)), { notFoundIsUnknownClient: true });
+  return expectSuccess(answer, { members });
+}
+
+const CONNECTOR_ACTION_NOTE = 'Unknown client: exit 2; a client without a Connector the Bank calls (404): exit 1.';
+
+const pauseCommand = command(
+  {
+    name: 'clients pause',
+    summary: 'Stop pulling from and calling back a client\'s Connector (POST /sandbox/clients/{id}/pause); callbacks queue meanwhile.',
+    details: ['Stays paused across restarts, until "clients resume". ' + CONNECTOR_ACTION_NOTE],
+    arguments: [{ name: 'CLIENT_ID', required: true }],
+    options: { ...BANK_OPTIONS, ...JSON_OPTION },
+    examples: ['sandbox-bank clients pause acme'],
+  },
+  async (parsed, io) => {
+    const clientId = parsed.arg(0) as string;
+    const answer = await connectorAction(BankApi.of(parsed, io), clientId, 'pause', ['paused']);
+    io.stdout(parsed.flag('json') ? jsonText(answer.json) : `paused ${clientId}: no pulls or callbacks until "sandbox-bank clients resume ${clientId}" (callbacks queue meanwhile)\n`);
+    return EXIT.ok;
+  },
+);
+
+const resumeCommand = command(
+  {
+    name: 'clients resume',
+    summary: 'Pull from and call back a paused client\'s Connector again (POST /sandbox/clients/{id}/resume); queued callbacks go now.',
+    details: [CONNECTOR_ACTION_NOTE],
+    arguments: [{ name: 'CLIENT_ID', required: true }],
+    options: { ...BANK_OPTIONS, ...JSON_OPTION },
+    examples: ['sandbox-bank clients resume acme'],
+  },
+  async (parsed, io) => {
+    const clientId = parsed.arg(0) as string;
+    const answer = await connectorAction(BankApi.of(parsed, io), clientId, 'resume', ['paused']);
+    io.stdout(parsed.flag('json') ? jsonText(answer.json) : `resumed ${clientId}: pulls and callbacks again, queued callbacks are sent now\n`);
+    return EXIT.ok;
+  },
+);
+
+interface PollReportView {
+  clientId?: string;
+  pages: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  cursor?: string;
+  outcome: 'ok' | 'no_content' | 'error';
+  error?: string;
+}
+
+const pollCommand = command(
+  {
+    name: 'clients poll',
+    summary: "Pull a client's Connector now, one cycle (POST /sandbox/clients/{id}/poll), and print what was pulled.",
+    details: [
+      'Prints pages, orders accepted, duplicates and rejected, and the cursor. A pull that failed (the Connector',
+      'unreachable or its answer refused) is exit 1, as is a conformance run of that client in progress (409).',
+      CONNECTOR_ACTION_NOTE,
+    ],
+    arguments: [{ name: 'CLIENT_ID', required: true }],
+    options: { ...BANK_OPTIONS, ...JSON_OPTION },
+    examples: ['sandbox-bank clients poll acme', 'sandbox-bank clients poll acme --json'],
+  },
+  async (parsed, io) => {
+    const clientId = parsed.arg(0) as string;
+    const answer = await connectorAction(BankApi.of(parsed, io), clientId, 'poll', ['outcome']);
+    const report = answer.json as PollReportView;
+    if (parsed.flag('json')) io.stdout(jsonText(report));
+    else {
+      const counts = `${report.pages} page(s), ${report.accepted} accepted, ${report.duplicates} duplicate(s), ${report.rejected} rejected`;
+      io.stdout(`polled ${clientId}: ${counts}; cursor ${report.cursor ?? '-'} (${report.outcome})\n`);
+    }
+    if (report.outcome !== 'error') return EXIT.ok;
+    io.stderr(`the pull of ${clientId} failed: ${report.error ?? 'no reason given'}\n`);
+    return EXIT.failed;
+  },
+);
+
+export const clientsCommand = group('clients', 'Clients at run time: register, list, show, change, pause, resume, poll, delete (control-plane.md section 1).', [
   createCommand,
   listCommand,
   oneClient('show', 'GET', 'Show one client as the Bank holds it, never a secret (GET /sandbox/clients/{id}). Unknown client: exit 2.', 'sandbox-bank clients show acme'),
+  updateCommand,
+  pauseCommand,
+  resumeCommand,
+  pollCommand,
   oneClient('delete', 'DELETE', 'Delete a client; its orders stay readable until a reset (DELETE /sandbox/clients/{id}). Unknown client: exit 2.', 'sandbox-bank clients delete acme'),
 ]);
