@@ -59,10 +59,17 @@ function navigate(hash) {
   else location.hash = hash;
 }
 
+/**
+ * An address of a view starts with `#/`; any other fragment (the skip link's `#main`) is a place on the page,
+ * not a view, and leaves the view as it is.
+ * @param {string} hash
+ */
+const isViewAddress = (hash) => hash.startsWith('#/');
+
 /** Mounts the view the address names (Orders when it names none). */
 function route() {
   if (!session) return;
-  const hash = location.hash || '#/orders';
+  const hash = isViewAddress(location.hash) ? location.hash : '#/orders';
   const found = ROUTES.map(([pattern, name, view]) => ({ match: pattern.exec(hash), name, view })).find((candidate) => candidate.match);
   session.dispose?.();
   session.dispose = null;
@@ -165,8 +172,15 @@ signOut.addEventListener('click', () => {
 });
 
 window.addEventListener('hashchange', () => {
+  if (!isViewAddress(location.hash) && location.hash !== '') return;
   route();
   focusHeading();
+});
+
+// The skip link moves the focus to the main region and changes neither the address nor the view.
+document.querySelector('a.skip-link')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
 });
 
 function boot() {

@@ -219,6 +219,20 @@ export function orderView(ctx, main, [clientId, reference]) {
     return form;
   }
 
+  /**
+   * What a redelivery does now: on wall time the next dispatch pass sends it; a client with a test clock sends
+   * nothing until its clock moves (control-plane.md, "Callback messages"), so the note says so and links there.
+   * @param {number} messageId
+   */
+  async function redeliveredNote(messageId) {
+    /** @type {{ test_clock: object | null } | null} */
+    const owner = await api.get(`/clients/${seg(clientId)}`).catch(() => null);
+    if (!owner?.test_clock) return message(`Message ${messageId} will be sent again: same body, same key.`, 'success');
+    return h('p', { class: 'message message-success', role: 'status' },
+      `Message ${messageId} is pending again (same body, same key): ${clientId} runs on a test clock, so it is sent on the clock's next advance. `,
+      h('a', { href: `#/clock/${seg(clientId)}` }, 'Advance the clock'), ' (0 s will do).');
+  }
+
   /** @param {CallbackMessage} callback */
   function messageCard(callback) {
     const result = h('span', { class: 'form-status' });
@@ -239,7 +253,7 @@ export function orderView(ctx, main, [clientId, reference]) {
         onclick: async () => {
           try {
             await api.post(`/callbacks/${callback.message_id}/redeliver`, {});
-            replace(result, message(`Message ${callback.message_id} will be sent again: same body, same key.`, 'success'));
+            replace(result, await redeliveredNote(callback.message_id));
             refreshSoon();
           } catch (error) {
             replace(result, message(error instanceof ApiProblem ? error.explain() : String(error)));
