@@ -96,6 +96,11 @@ export class EventLog implements EventSink {
     return this.repo.after(afterId, limit, clientId).map(storedEvent);
   }
 
+  /** The id of the newest stored event (0: none yet). A Last-Event-ID above it was numbered by another store. */
+  newestId(): number {
+    return this.repo.lastId();
+  }
+
   /** How many subscribers are listening (streams and waits). */
   get subscribers(): number {
     return this.listeners.size;

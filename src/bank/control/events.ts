@@ -1,8 +1,10 @@
 // Control plane, section 6: live events. `GET /sandbox/events` streams the event log as Server-Sent Events
-// (resumable with Last-Event-ID), and `GET /sandbox/orders/{client_id}/{reference}/wait` answers as soon as an
+// (resumable with Last-Event-ID; an id beyond the newest comes from another store and restarts the stream with
+// `stream.reset`), and `GET /sandbox/orders/{client_id}/{reference}/wait` answers as soon as an
 // order reaches a status, woken by the order's own `order.status_changed` event (no polling interval).
 import type { Request, Response } from 'express';
 import { ProblemError } from '../../wire/problems';
+import { formatInstant } from '../../wire/rfc3339';
 import { eventView, StoredEvent } from '../application/event-log';
 import { Order } from '../domain/order';
 import { ControlArea } from './index';
@@ -20,6 +22,19 @@ type AwaitedStatus = 'final' | 'PENDING' | 'SUCCESS' | 'FAILED';
 /** One SSE message: `id:`, `event:` and a one-line JSON `data:` (JSON.stringify never writes a raw newline). */
 export function sseMessage(event: StoredEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventView(event))}\n\n`;
+}
+
+/** The event type that tells a reader its Last-Event-ID is not from this store (docs/control-plane.md). */
+export const STREAM_RESET = 'stream.reset';
+
+/**
+ * Sent first when the asked id is beyond the newest event this Bank has: that id was numbered by another store
+ * (the Bank restarted on `:memory:` or a new DATA_DIR), so everything the reader holds is another Bank's. It
+ * carries `id: 0`, so a reader that resumes later asks from the start of this store, not from the old id again.
+ */
+export function resetMessage(askedId: number, newestId: number, at: number): string {
+  const data = { id: 0, type: STREAM_RESET, at: formatInstant(at), client_id: null, data: { last_event_id: askedId, newest_event_id: newestId } };
+  return `id: 0\nevent: ${STREAM_RESET}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** Where the stream resumes: ?last_event_id= or the Last-Event-ID header (null: live events only). */
@@ -45,7 +60,12 @@ export const eventsArea: ControlArea = (router, deps) => {
   router.get('/events', (req: Request, res: Response) => {
     const query = parseQuery(req, { client_id: queryText, last_event_id: queryInteger(0, 999_999_999) });
     const clientId = query.client_id ?? null;
-    const after = resumeFrom(req, query.last_event_id);
+    const asked = resumeFrom(req, query.last_event_id);
+    // Ids only increase within one store: one beyond the newest was numbered by another, and resuming after it
+    // would skip every event this Bank will ever have. Such a reader starts again from this store's first event.
+    const newest = asked === null ? 0 : log.newestId();
+    const fromAnotherStore = asked !== null && asked > newest;
+    const after = fromAnotherStore ? 0 : asked;
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -80,6 +100,7 @@ export const eventsArea: ControlArea = (router, deps) => {
     req.on('close', close);
     res.on('close', close);
     write(': sandbox-bank events\n\n');
+    if (fromAnotherStore) write(resetMessage(asked, newest, Date.now()));
     if (after !== null) {
       for (;;) {
         const page = log.replay(lastSent, clientId, REPLAY_PAGE);

@@ -3,8 +3,8 @@
 // router over the views. Served by the Bank at /dashboard/ (src/bank/http/dashboard.ts); every datum comes from
 // the control plane (/sandbox) and its event stream, with the token kept for this tab only (sessionStorage).
 import { Api, ApiProblem } from './api.js';
-import { LiveEvents } from './live.js';
-import { field, h, message, replace } from './dom.js';
+import { LiveEvents, STREAM_RESET } from './live.js';
+import { announce, field, h, message, replace } from './dom.js';
 import { ordersView } from './orders-view.js';
 import { orderView } from './order-view.js';
 import { journalView, journalEntryView } from './journal-view.js';
@@ -101,6 +101,15 @@ function startSession(token) {
   const api = new Api(token, () => refused());
   const live = new LiveEvents(() => api.authorization(), showStreamState, () => refused());
   session = { ctx: { api, live, mode, navigate }, dispose: null };
+  // The Bank's store is not the one this page read (it restarted on `:memory:` or a new DATA_DIR): everything on
+  // the page may be another Bank's, so the view is mounted again from what this Bank has.
+  live.subscribe((event) => {
+    if (event.type !== STREAM_RESET) return;
+    const hadFocus = main.contains(document.activeElement);
+    route();
+    if (hadFocus) focusHeading();
+    announce('The Bank started again on another store: the page shows what it has now.');
+  });
   nav.hidden = false;
   signOut.hidden = token === null;
   live.start();

@@ -1,7 +1,9 @@
 // @ts-check
 // The live event stream (GET /sandbox/events, control-plane.md section 6), read with a streaming fetch():
 // EventSource cannot send the Authorization header. Each view subscribes to the event types it shows and
-// refetches what changed; after a break the stream resumes from the last event id, so nothing is missed.
+// refetches what changed; after a break the stream resumes from the last event id, so nothing is missed. A Bank
+// restarted on another store (`:memory:`, a new DATA_DIR) numbers its events from 1 again: asked for an id beyond
+// its newest, it answers `stream.reset` (id 0) and then its events from the first, and the page reads again.
 
 /** @typedef {import('./api.js').LiveEvent} LiveEvent */
 /** @typedef {'connecting' | 'live' | 'retrying' | 'stopped'} StreamState */
@@ -9,6 +11,8 @@
 const RETRY_MS = 1500;
 /** A local event (never from the Bank): the stream is open, and events from here on will arrive. */
 export const STREAM_OPENED = 'stream.opened';
+/** From the Bank: the last event id this page had is not from the Bank's store, so what the page shows is stale. */
+export const STREAM_RESET = 'stream.reset';
 
 /**
  * Splits Server-Sent Events text into events. Returns the events of the complete blocks and what is left over
@@ -136,6 +140,8 @@ export class LiveEvents {
       return;
     }
     for (const listener of [...this.listeners]) {
+      // One listener may dispose others (a reset mounts the view again): an unsubscribed one hears nothing more.
+      if (!this.listeners.has(listener)) continue;
       try {
         listener(event);
       } catch (error) {
