@@ -195,7 +195,7 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
       ['#/clock/demo-connector', (page) => page.locator('.clock-now')],
       ['#/conformance', (page) => page.getByRole('option', { name: 'demo-connector' })],
     ];
-    // A client with a test clock (the Clock view of one without answers a 404 to the browser, see docs/dashboard.md).
+    // A client with a test clock, so the Clock view shows its controls enabled.
     expect((await request(bank.app).post('/sandbox/clients/demo-connector/clock').send({})).status).toBe(201);
     const phone = await openPage(browser, listener.origin, PHONE);
     try {
