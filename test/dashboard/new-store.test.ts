@@ -8,6 +8,7 @@ import { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Bank } from '../../src/bank/bank';
 import { DemoClient, sampleOrder, startBank } from '../helpers/bank';
+import { expectSchema } from '../helpers/control-schemas';
 import { contractCheckExceptDashboardFiles, describeInBrowser, launchChromium, openPage, WatchedPage } from './browser';
 
 const EVENTUALLY = { timeout: 15_000 };
@@ -132,6 +133,7 @@ describe('GET /sandbox/events with a Last-Event-ID from another store', () => {
     const reader = await open(path, headers);
     const replayed = await reader.next(1 + last);
     expect(replayed[0]).toEqual({ id: '0', event: 'stream.reset', data: { id: 0, type: 'stream.reset', at: expect.any(String), client_id: null, data: { last_event_id: last + 500, newest_event_id: last } } });
+    expectSchema('event', replayed[0].data);
     expect(replayed.slice(1).map((message) => Number(message.id))).toEqual(Array.from({ length: last }, (_, index) => index + 1));
 
     const order = pendingOrder();

@@ -109,7 +109,7 @@ export const eventsCommand = command(
   {
     name: 'events',
     summary: 'Tail the live events (GET /sandbox/events), one line per event, until Ctrl-C.',
-    details: ['Event types: order.created, order.status_changed, callback.attempted, callback.delivered, callback.dead,', 'poll.completed, request.refused, clock.advanced, conformance.case_finished. --json prints each event as one JSON line.'],
+    details: ['Event types: order.created, order.status_changed, callback.attempted, callback.delivered, callback.dead,', 'poll.completed, request.refused, clock.advanced, conformance.case_finished; stream.reset first when the Bank restarted on an', 'empty store since the id resumed from. --json prints each event as one JSON line.'],
     options: {
       client: { type: 'string', value: 'id', help: "only this client's events" },
       'last-event-id': { type: 'string', value: 'id', help: 'replay the events after this id first' },
