@@ -12,14 +12,15 @@ export const checkSizeAndMediaType: Step = (exchange, services, spec) => {
   if (exchange.rawBody.length > services.config.bodyLimitBytes) {
     throw new ProblemError('body_too_large', `the body exceeds ${services.config.bodyLimitBytes} bytes`);
   }
+  if (!spec.hasBody) return;
   const contentType = exchange.header('content-type');
-  if (spec.hasBody && contentType !== undefined && !isJsonMediaType(contentType)) {
+  if (contentType !== undefined && !isJsonMediaType(contentType)) {
     throw new ProblemError('unsupported_media_type', `Content-Type must be application/json (UTF-8), got "${contentType}"`);
   }
   // The specs do not name a Content-Encoding; the body is read as the bytes sent (the signature and the digest are
   // over them), so a compressed body would only fail later as malformed JSON. Said here instead, plainly.
   const contentEncoding = exchange.header('content-encoding');
-  if (spec.hasBody && contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
+  if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
     throw new ProblemError('unsupported_media_type', `Content-Encoding "${contentEncoding}" is not accepted: send the JSON body uncompressed (the signature and Content-Digest cover the bytes as sent)`);
   }
 };
