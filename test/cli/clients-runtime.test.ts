@@ -4,25 +4,20 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { tempDir } from '../helpers/bank';
 import type { FakeConnector } from '../helpers/fake-connector';
-import { bankWithFakeConnector, connectorOrder } from '../helpers/outbound';
+import { connectorOrder } from '../helpers/outbound';
 import { deadUrl, runCli, tempFile } from './helpers';
-import { ADMIN, ListeningBank, serve } from './listening-bank';
+import { ADMIN, listeningBankWithFakeConnector } from './listening-bank';
 
 const DEMO = 'demo-connector';
 
-let target: ListeningBank;
+let target: Awaited<ReturnType<typeof listeningBankWithFakeConnector>>;
 let fake: FakeConnector;
 
 beforeAll(async () => {
-  const made = await bankWithFakeConnector({ adminToken: ADMIN, dataDir: tempDir() });
-  fake = made.fake;
-  target = await serve(made.bank);
+  target = await listeningBankWithFakeConnector({ dataDir: tempDir() });
+  fake = target.fake;
 });
-afterAll(async () => {
-  await target.bank.outbound.stop(1000);
-  await target.close();
-  await fake.stop();
-});
+afterAll(() => target.stop());
 
 const cli = (argv: string[]) => runCli(argv, target.env);
 

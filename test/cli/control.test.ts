@@ -6,27 +6,21 @@ import path from 'node:path';
 import { ensureDevPki } from '../../src/bank/security/pki';
 import { sampleOrder, tempDir } from '../helpers/bank';
 import type { FakeConnector } from '../helpers/fake-connector';
-import { bankWithFakeConnector } from '../helpers/outbound';
 import { deadUrl, ROOT, runCli, tempFile } from './helpers';
-import { ADMIN, ListeningBank, serve } from './listening-bank';
+import { ADMIN, listeningBankWithFakeConnector } from './listening-bank';
 
 const DEMO_CREDENTIALS = path.join(ROOT, 'fixtures/demo-connector/credentials.json');
 const DEMO = 'demo-connector';
 
-let target: ListeningBank;
+let target: Awaited<ReturnType<typeof listeningBankWithFakeConnector>>;
 let fake: FakeConnector;
 
 beforeAll(async () => {
   // The Bank's own clock is the wall clock (the CLI signs with it); the demo client gets a test clock below.
-  const made = await bankWithFakeConnector({ callbackMode: 'unit', reportPending: false, retryScheduleS: [60], retryHorizonS: 3600, adminToken: ADMIN });
-  fake = made.fake;
-  target = await serve(made.bank);
+  target = await listeningBankWithFakeConnector({ callbackMode: 'unit', reportPending: false, retryScheduleS: [60], retryHorizonS: 3600 });
+  fake = target.fake;
 });
-afterAll(async () => {
-  await target.bank.outbound.stop(1000);
-  await target.close();
-  await fake.stop();
-});
+afterAll(() => target.stop());
 
 const cli = (argv: string[]) => runCli(argv, target.env);
 

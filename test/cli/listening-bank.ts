@@ -4,6 +4,8 @@ import { AddressInfo } from 'node:net';
 import type { Bank, BankOptions } from '../../src/bank/bank';
 import type { BankConfig } from '../../src/bank/config';
 import { startBank } from '../helpers/bank';
+import type { FakeConnector } from '../helpers/fake-connector';
+import { bankWithFakeConnector } from '../helpers/outbound';
 
 export const ADMIN = 'admin-token-of-the-cli-tests';
 
@@ -35,4 +37,19 @@ export async function serve(bank: Bank): Promise<ListeningBank> {
 /** A Bank of the test helpers on a real port (the CLI talks HTTP), with the admin token set. */
 export async function listeningBank(overrides: Partial<BankConfig> = {}, options: BankOptions = {}): Promise<ListeningBank> {
   return serve(await startBank({ adminToken: ADMIN, ...overrides }, options));
+}
+
+/** A Bank with a fake Connector (bankWithFakeConnector) on a real port, the admin token set; stop() ends all three. */
+export async function listeningBankWithFakeConnector(overrides: Partial<BankConfig> = {}): Promise<ListeningBank & { fake: FakeConnector; stop(): Promise<void> }> {
+  const { bank, fake } = await bankWithFakeConnector({ adminToken: ADMIN, ...overrides });
+  const served = await serve(bank);
+  return {
+    ...served,
+    fake,
+    async stop() {
+      await bank.outbound.stop(1000);
+      await served.close();
+      await fake.stop();
+    },
+  };
 }

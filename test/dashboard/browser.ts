@@ -8,7 +8,10 @@ import { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { Bank } from '../../src/bank/bank';
+import { DemoClient } from '../helpers/bank';
 import { takeContractViolations } from '../helpers/contract';
+import { FakeConnector } from '../helpers/fake-connector';
+import { bankWithFakeConnector } from '../helpers/outbound';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -111,4 +114,39 @@ export function unlabelledControls(page: Page): Promise<string[]> {
       })
       .map((element) => element.tagName.toLowerCase() + '[name=' + (element.getAttribute('name') ?? '') + ']')
   `);
+}
+
+/** What relaxedDashboard sets up: filled in before the describe block's tests run. */
+export interface DashboardRig {
+  bank: Bank;
+  fake: FakeConnector;
+  listener: Awaited<ReturnType<typeof listenOnLocalhost>>;
+  browser: Browser;
+  client: DemoClient;
+  watched: WatchedPage;
+}
+
+/**
+ * Registered in a describe block: a relaxed Bank with a fake Connector (unit callbacks, no PENDING reports), its
+ * outbound started, served on 127.0.0.1, and a watched page in Chromium; all torn down after the block.
+ */
+export function relaxedDashboard(): DashboardRig {
+  const rig = {} as DashboardRig;
+  beforeAll(async () => {
+    ({ bank: rig.bank, fake: rig.fake } = await bankWithFakeConnector({ callbackMode: 'unit', reportPending: false }));
+    rig.bank.outbound.start();
+    rig.listener = await listenOnLocalhost(rig.bank);
+    rig.client = new DemoClient(rig.bank);
+    rig.browser = await launchChromium();
+    rig.watched = await openPage(rig.browser, rig.listener.origin);
+  });
+  afterAll(async () => {
+    await rig.watched?.close();
+    await rig.browser?.close();
+    await rig.listener?.close();
+    await rig.bank?.outbound.stop(1000);
+    rig.bank?.close();
+    await rig.fake?.stop();
+  });
+  return rig;
 }

@@ -6,8 +6,8 @@ import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { DemoClient, sampleOrder } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
-import { bankWithFakeConnector, waitFor } from '../helpers/outbound';
-import { contractCheckExceptDashboardFiles, describeInBrowser, launchChromium, listenOnLocalhost, openPage, WatchedPage } from './browser';
+import { waitFor } from '../helpers/outbound';
+import { contractCheckExceptDashboardFiles, describeInBrowser, listenOnLocalhost, relaxedDashboard, WatchedPage } from './browser';
 
 const EVENTUALLY = { timeout: 15_000 };
 const CLIENT = 'demo-connector';
@@ -21,24 +21,8 @@ describeInBrowser('dashboard, the skip link and Redeliver', () => {
   let watched: WatchedPage;
 
   contractCheckExceptDashboardFiles();
-
-  beforeAll(async () => {
-    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', reportPending: false }));
-    bank.outbound.start();
-    listener = await listenOnLocalhost(bank);
-    client = new DemoClient(bank);
-    browser = await launchChromium();
-    watched = await openPage(browser, listener.origin);
-  });
-
-  afterAll(async () => {
-    await watched?.close();
-    await browser?.close();
-    await listener?.close();
-    await bank?.outbound.stop(1000);
-    bank?.close();
-    await fake?.stop();
-  });
+  const rig = relaxedDashboard();
+  beforeAll(() => void ({ bank, fake, listener, browser, client, watched } = rig));
 
   it('the skip link puts the focus in main and keeps the view and its address', async () => {
     const { page } = watched;

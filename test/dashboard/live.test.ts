@@ -9,8 +9,7 @@ import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { DemoClient, sampleOrder, sendWith } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
-import { bankWithFakeConnector } from '../helpers/outbound';
-import { contractCheckExceptDashboardFiles, describeInBrowser, launchChromium, listenOnLocalhost, openPage, PHONE, unlabelledControls, WatchedPage } from './browser';
+import { contractCheckExceptDashboardFiles, describeInBrowser, listenOnLocalhost, openPage, PHONE, relaxedDashboard, unlabelledControls, WatchedPage } from './browser';
 
 /** A generous wait for what the page shows after an event (never a timing assertion). */
 const EVENTUALLY = { timeout: 15_000 };
@@ -28,24 +27,8 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
   let watched: WatchedPage;
 
   contractCheckExceptDashboardFiles();
-
-  beforeAll(async () => {
-    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', reportPending: false }));
-    bank.outbound.start();
-    listener = await listenOnLocalhost(bank);
-    client = new DemoClient(bank);
-    browser = await launchChromium();
-    watched = await openPage(browser, listener.origin);
-  });
-
-  afterAll(async () => {
-    await watched?.close();
-    await browser?.close();
-    await listener?.close();
-    await bank?.outbound.stop(1000);
-    bank?.close();
-    await fake?.stop();
-  });
+  const rig = relaxedDashboard();
+  beforeAll(() => void ({ bank, fake, listener, browser, client, watched } = rig));
 
   it('shows an order created through the API within 2 s, without a reload', async () => {
     const { page } = watched;
