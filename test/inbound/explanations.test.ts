@@ -451,6 +451,14 @@ describe('auth_invalid explains itself (reason) and challenges the way OAuth lib
       expect(challengeOf(response)).toMatch(/, error_description="[^"\\]+"$/);
     });
 
+    it.each([
+      ['missing', undefined, 'DPoP jti is missing'],
+      ['too short', 'abc', 'DPoP jti must be 8 to 256 characters, got 3'],
+      ['too long', 'j'.repeat(257), 'DPoP jti must be 8 to 256 characters, got 257'],
+    ])('dpop_jti %s: the detail says which', async (_label, jti, detail) => {
+      expect(expectReason(await createWith(`DPoP ${dpopToken}`, createProof({ claims: { jti } })), 'dpop_jti').detail).toBe(detail);
+    });
+
     it('dpop_replayed: the same proof on a second, otherwise valid request', async () => {
       const proof = createProof();
       expect((await createWith(`DPoP ${dpopToken}`, proof)).status).toBe(200);

@@ -1,5 +1,7 @@
 import { Bank } from '../../src/bank/bank';
+import { DemoClient, sampleOrder } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
+import { expectProblem } from '../helpers/wire';
 import { bankWithFakeConnector, connectorOrder, drain } from '../helpers/outbound';
 
 const BASE = Date.parse('2026-11-20T00:00:00Z');
@@ -107,5 +109,22 @@ describe('a pulled page is let go order by order as it is stored', () => {
     const pulls = bank.journal.list({ reference: 'LETGO-P249', path: '/payment-orders' }, 10);
     expect(pulls).toHaveLength(1);
     expect(pulls[0].references).toHaveLength(pages[2].length);
+  });
+});
+
+describe('a create for a reference the Bank pulled', () => {
+  it('is 409 duplicate_reference with a detail that does not send the client looking for a first create', async () => {
+    const { bank, fake } = await bankWithFakeConnector();
+    try {
+      fake.orders = [connectorOrder('PULLED-THEN-PUSHED', '2026-11-20T00:00:00Z')];
+      await bank.outbound.poller.runCycle();
+      const pushed = await new DemoClient(bank).create(sampleOrder({ reference: 'PULLED-THEN-PUSHED' }));
+      const problem = expectProblem(pushed, 409, 'duplicate_reference');
+      expect(problem.detail).toMatch(/the Bank pulled it from your Connector, so no create of it can be replayed/);
+    } finally {
+      await bank.outbound.stop(1000);
+      bank.close();
+      await fake.stop();
+    }
   });
 });

@@ -48,8 +48,10 @@ function answerOf(accepted: AcceptedOrder): CreateAnswer {
   return { status: 200, body: Buffer.from(JSON.stringify(statusObject(statusReportOf(accepted.order), 'create'))), replayed: false };
 }
 
-function duplicateReference(order: PaymentOrder): ProblemError {
-  return new ProblemError('duplicate_reference', `an order with reference "${order.reference}" already exists for this client; reuse its X-Idempotency-Key to replay the answer`);
+/** The detail tells how to get the first answer back, which only a pushed order has (a pulled one had no create). */
+function duplicateReference(order: PaymentOrder, existing?: { source: string }): ProblemError {
+  const how = existing?.source === 'pull' ? 'the Bank pulled it from your Connector, so no create of it can be replayed' : 'reuse its X-Idempotency-Key to replay the answer';
+  return new ProblemError('duplicate_reference', `an order with reference "${order.reference}" already exists for this client; ${how}`);
 }
 
 export class CreateOrder {
@@ -85,7 +87,8 @@ export class CreateOrder {
     const delayed = this.settings.createLatencyMs > 0;
     if (delayed) {
       // Refuse a known duplicate before making the client wait; acceptNew checks again after the delay.
-      if (this.book.find(clientId, order.reference)) throw duplicateReference(order);
+      const existing = this.book.find(clientId, order.reference);
+      if (existing) throw duplicateReference(order, existing);
       this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
       await sleep(this.settings.createLatencyMs);
     }
@@ -93,7 +96,7 @@ export class CreateOrder {
       // Every refusal below comes before a row changes (acceptNew stores nothing for a taken reference).
       return this.writes.runRefusingBeforeChanges(() => {
         const outcome = this.book.acceptNew(clientId, order, 'push', decision, json);
-        if (!outcome.accepted) throw duplicateReference(order);
+        if (!outcome.accepted) throw duplicateReference(order, outcome.existing);
         const answer = answerOf(outcome);
         const body = answer.body ?? Buffer.alloc(0);
         // Reserved before the delay, the record is finished now; without a delay it is written finished at once.

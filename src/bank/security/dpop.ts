@@ -90,7 +90,8 @@ export function verifyDpopProof(proof: string, expected: DpopExpectation): Verif
   if (htm !== expected.method) fail('dpop_htm', 'DPoP htm does not match the request method');
   if (typeof htu !== 'string' || normalizeHtu(htu) !== normalizeHtu(expected.htu)) fail('dpop_htu', `DPoP htu does not match the request URI ${expected.htu}`);
   if (typeof iat !== 'number' || Math.abs(iat * 1000 - expected.nowMs) > expected.windowS * 1000) fail('dpop_iat', 'DPoP iat is outside the window');
-  if (typeof jti !== 'string' || jti.length < 8 || jti.length > 256) fail('dpop_jti', 'DPoP jti is missing');
+  if (typeof jti !== 'string') fail('dpop_jti', 'DPoP jti is missing');
+  if (jti.length < 8 || jti.length > 256) fail('dpop_jti', `DPoP jti must be 8 to 256 characters, got ${jti.length}`);
   if (expected.accessToken !== undefined && ath !== accessTokenHash(expected.accessToken)) fail('dpop_ath', 'DPoP ath does not match the access token');
   return { jkt: jwkThumbprint(jwk), jti };
 }
