@@ -17,7 +17,7 @@ import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 
 /**
- * The 400 header_invalid problem for a request refused before the app sees it (a parser refusal, a missing Host):
+ * The 400 header_invalid problem for a request refused before the app sees it (a parser refusal):
  * profile section 5 asks for a problem body on every 4xx, and node's own answer is a bare status line.
  */
 function refusal(detail: string, instance = ''): { headers: Record<string, string>; body: string } {
@@ -51,22 +51,6 @@ function answerParserErrors(server: http.Server): void {
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
   });
-}
-
-/**
- * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Node would answer it itself, with an empty body, before
- * the app runs (requireHostHeader); the servers are created with requireHostHeader: false and this listener answers
- * it first, with the same problem body as the parser refusals. HTTP/1.0 without Host stays allowed, as in node.
- */
-function refuseMissingHost(app: http.RequestListener): http.RequestListener {
-  return (req, res) => {
-    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
-      const { headers, body } = refusal('the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)', (req.url ?? '').split('?')[0]);
-      res.writeHead(400, headers).end(body);
-      return;
-    }
-    app(req, res);
-  };
 }
 
 /** The reverse-polling curl for one registered client (the demo fixture signs with its own credentials file). */
@@ -108,7 +92,8 @@ async function start(config: BankConfig): Promise<Running> {
   const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds, ({ file, reason }) => logger.warn('dev PKI: reissued a certificate from the existing CA (same key)', { file, reason }));
   const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
-  const listener = refuseMissingHost(bank.app);
+  // A Host-less HTTP/1.1 request reaches the app, which refuses it with a problem body (http/app.ts, missingHost).
+  const listener = bank.app;
   const httpServer = http.createServer({ requireHostHeader: false }, listener);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.

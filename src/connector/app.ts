@@ -22,6 +22,7 @@ import { Problem, problemHandler } from './problems';
 import { CONTRACT_RULES, parseBatchCallback, parseUnitCallback, StatusItem, StatusRules, validItemsOfBatch } from './status-objects';
 import { ConnectorStore, sha256Hex, StatusVia } from './store';
 import { verifyBankRequest } from './verify-bank-request';
+import { requestIdOf } from '../wire/request-id';
 
 export interface ConnectorAppDeps {
   config: ConnectorConfig;
@@ -38,11 +39,6 @@ export interface ConnectorAppDeps {
 const BODY_LIMIT = '1mb';
 /** The Content-Encodings the body reader (express.raw) decodes, besides identity. */
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
-/**
- * A caller's X-Request-Id is echoed (header, problem body, log) only when it is a plain token; anything else (absent,
- * repeated, too long, markup, spaces) is replaced by a new UUID, so nothing a caller sends is reflected as is.
- */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PULL_STATUSES = ['READY', 'INITIATED', 'PENDING'];
 /** A page size no store holds (SQLite's LIMIT takes a 64-bit integer). */
 const EVERY_ORDER = Number.MAX_SAFE_INTEGER;
@@ -57,10 +53,6 @@ const route = (handler: Handler) => (req: Request, res: Response, next: NextFunc
 const rawBodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
 
 /** The caller's X-Request-Id when it is a plain token, else a new one. */
-export function requestIdOf(req: Request): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
-}
 
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -32,7 +32,7 @@ export const PROBLEM_TYPES = {
   duplicate_reference: { status: 409, title: 'An order with this reference already exists' },
   idempotency_in_progress: { status: 409, title: 'A request with this idempotency key is still being processed' },
   body_too_large: { status: 413, title: 'The body is too large' },
-  unsupported_media_type: { status: 415, title: 'Content-Type must be application/json' },
+  unsupported_media_type: { status: 415, title: 'The body must be uncompressed application/json' },
   idempotency_key_reused: { status: 422, title: 'The idempotency key was used with a different body' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

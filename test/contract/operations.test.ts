@@ -3,7 +3,7 @@
 // (helpers/contract.ts): status, content type, required headers and body schema. The last test fails, naming
 // them, while a documented operation was never exercised here.
 import http from 'node:http';
-import { AddressInfo } from 'node:net';
+import net, { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
 import { bankDocument } from '../../src/bank/http/openapi/documents';
@@ -273,6 +273,45 @@ describe('the HTTPS listener', () => {
       await listener.close();
       strict.close();
     }
+  });
+});
+
+describe('a request HTTP/1.1 cannot take (no Host), on every path', () => {
+  /** One HTTP/1.1 request without Host, as raw bytes, to the app on a server made as the Bank's are. */
+  async function withoutHost(method: string, path: string): Promise<{ status: number; contentType: string; body: Record<string, unknown>; requestId: string }> {
+    const server = http.createServer({ requireHostHeader: false }, bank.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await new Promise((resolve, reject) => {
+        const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+          socket.write(`${method} ${path} HTTP/1.1\r\nX-Request-Id: no-host-${method}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+        });
+        let raw = '';
+        socket.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('end', () => {
+          const [head, body] = raw.split('\r\n\r\n');
+          const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1] ?? '';
+          resolve({ status: Number(head.split(' ')[1]), contentType: header('content-type'), body: JSON.parse(body) as Record<string, unknown>, requestId: header('x-request-id') });
+        });
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it.each([['GET', '/healthz'], ['GET', '/.well-known/jwks.json'], ['GET', '/openapi.json'], ['GET', '/openapi/connector.json'], ['GET', '/docs'], ['GET', '/sandbox/orders']])(
+    '%s %s: 400 header_invalid as problem+json, with the request\'s own X-Request-Id',
+    async (method, path) => {
+      const answer = await withoutHost(method, path);
+      expect([answer.status, answer.contentType, answer.body.code, answer.body.request_id, answer.requestId]).toEqual([400, 'application/problem+json', 'header_invalid', `no-host-${method}`, `no-host-${method}`]);
+    },
+  );
+
+  it('POST /oauth/token: 400 invalid_request in RFC 6749 JSON (the token endpoint never answers problem+json)', async () => {
+    const answer = await withoutHost('POST', '/oauth/token');
+    expect([answer.status, answer.contentType.split(';')[0], answer.body.error, answer.body.code]).toEqual([400, 'application/json', 'invalid_request', 'header_invalid']);
   });
 });
 

@@ -65,13 +65,24 @@ export function flowSpecs(services: InboundServices): { create: FlowSpec; status
   };
 }
 
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. The servers are created with requireHostHeader: false,
+ * since node's own answer has no body: refused here instead, with the request's id and in its route's format
+ * (problem+json, or RFC 6749 JSON on the token endpoint). HTTP/1.0 without Host stays allowed, as in node.
+ */
+function missingHost(req: Request): ProblemError | undefined {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
+  return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)');
+}
+
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    if (!logger.isLevelEnabled('info')) return next();
+    const refusal = missingHost(req);
+    if (!logger.isLevelEnabled('info')) return next(refusal);
     res.on('finish', () => {
       const exchange = res.locals.exchange as Exchange | undefined;
       logger.info('request', {
@@ -84,7 +95,7 @@ function accessLog(logger: Logger) {
         code: res.locals.problemCode,
       });
     });
-    next();
+    next(refusal);
   };
 }
 

@@ -7,7 +7,6 @@ import type { RegisteredClient } from '../security/client-registry';
 import type { AccessTokenClaims } from '../security/tokens';
 import { runSecuritySteps, TRANSPORT_STEP } from './pipeline';
 import { readRawBody } from './read-raw-body';
-import { REQUEST_ID } from './steps/check_headers';
 
 export interface FlowResult {
   status: number;
@@ -17,10 +16,7 @@ export interface FlowResult {
   headers?: Record<string, string>;
 }
 
-export function requestIdOf(req: Request): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
+export { requestIdOf } from '../../wire/request-id';
 
 export function jsonResult(status: number, value: unknown, headers?: Record<string, string>): FlowResult {
   return { status, body: Buffer.from(JSON.stringify(value)), headers };

@@ -88,7 +88,7 @@ export const BANK_OPERATIONS: readonly OperationSpec[] = [
     body: { schema: 'oauth-token-request', contentType: 'application/x-www-form-urlencoded' },
     answers: [{ status: 200, description: 'The access token. Cache-Control: no-store.', schema: 'oauth-token', headers: ['CacheControl'] }],
     oauthErrors: [
-      { status: 400, errors: ['invalid_request', 'unsupported_grant_type', 'unauthorized_client', 'invalid_dpop_proof'], codes: ['body_invalid', 'unsupported_media_type', 'body_malformed', 'auth_invalid'] },
+      { status: 400, errors: ['invalid_request', 'unsupported_grant_type', 'unauthorized_client', 'invalid_dpop_proof'], codes: ['body_invalid', 'unsupported_media_type', 'body_malformed', 'auth_invalid', 'header_invalid'] },
       { status: 401, errors: ['invalid_client'], codes: ['auth_invalid', 'auth_missing'] },
       { status: 413, errors: ['invalid_request'], codes: ['body_too_large'] },
       { status: 500, errors: ['server_error'], codes: ['internal'] },

@@ -2,6 +2,7 @@
 // answers from the schema files (with their examples), refusals from the problem codes. The components every
 // document shares (schemas, parameters, headers) are gathered here too.
 import { headerParameter, headerParameterComponents, RESPONSE_HEADER_NAMES, RESPONSE_HEADERS, responseHeader, signatureBaseDescription, signedHeaderParameters } from './headers';
+import type { ProblemCode } from '../../../wire/problems';
 import { AnswerSpec, BodySpec, OperationSpec } from './model';
 import { oauthErrorResponses, problemResponses } from './problem-answers';
 import { componentRef, JsonObject, SchemaName, schemaComponents, schemaExamples, schemaFileExists } from './schema-components';
@@ -44,7 +45,14 @@ function requestBody(body: BodySpec): JsonObject {
 /** How a document describes answers: the Bank puts X-Request-Id on every one, a Connector need not. */
 export interface DocumentStyle {
   requestIdOnEveryAnswer: boolean;
+  /**
+   * Every operation may answer 400 header_invalid to a request HTTP/1.1 cannot take: no Host, or one node's parser
+   * refuses (the Bank's http/app.ts and server.ts). The Bank's document says so on each operation.
+   */
+  headerRefusalsOnEveryOperation: boolean;
 }
+
+const HEADER_REFUSAL: readonly ProblemCode[] = ['header_invalid'];
 
 function answer(spec: AnswerSpec, style: DocumentStyle): JsonObject {
   const headers: JsonObject = style.requestIdOnEveryAnswer ? { 'X-Request-Id': responseHeader('XRequestId') } : {};
@@ -78,7 +86,9 @@ function description(operation: OperationSpec): string {
 export function operationObject(operation: OperationSpec, style: DocumentStyle): JsonObject {
   const responses: Record<string, JsonObject> = {};
   for (const spec of operation.answers) responses[String(spec.status)] = answer(spec, style);
-  Object.assign(responses, problemResponses(operation.problems ?? [], operation.path));
+  const problems = operation.problems ?? [];
+  const refusals = style.headerRefusalsOnEveryOperation && !operation.oauthErrors && !problems.includes('header_invalid') ? HEADER_REFUSAL : [];
+  Object.assign(responses, problemResponses([...problems, ...refusals], operation.path));
   Object.assign(responses, oauthErrorResponses(operation.oauthErrors ?? []));
   for (const spec of operation.specialErrors ?? []) responses[String(spec.status)] = answer(spec, style);
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -14,8 +14,8 @@ export interface DocumentOptions {
   httpsPort: number;
 }
 
-const BANK_STYLE: DocumentStyle = { requestIdOnEveryAnswer: true };
-const CONNECTOR_STYLE: DocumentStyle = { requestIdOnEveryAnswer: false };
+const BANK_STYLE: DocumentStyle = { requestIdOnEveryAnswer: true, headerRefusalsOnEveryOperation: true };
+const CONNECTOR_STYLE: DocumentStyle = { requestIdOnEveryAnswer: false, headerRefusalsOnEveryOperation: false };
 
 /** package.json's version (OpenAPI's info.version is required). */
 function documentVersion(): string {

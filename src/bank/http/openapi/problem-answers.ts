@@ -2,6 +2,7 @@
 // (wire/problems PROBLEM_TYPES), each group a problem+json response whose schema narrows `code` and `status` to
 // that group, with one example per code. The token endpoint's RFC 6749 errors are built the same way.
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, ProblemCode, problemTypeUri } from '../../../wire/problems';
+import { OAUTH_ERRORS, OAuthErrorCode } from '../token/oauth-errors';
 import { OAuthErrorSpec } from './model';
 import { componentRef, JsonObject } from './schema-components';
 import { responseHeader } from './headers';
@@ -104,6 +105,12 @@ export function problemResponses(codes: readonly ProblemCode[], instance: string
   return responses;
 }
 
+/** The profile code the Bank reports with an RFC 6749 error (token/oauth-errors.ts), when the group lists it. */
+function exampleCode(error: string, codes: readonly ProblemCode[]): ProblemCode {
+  const mapped = OAUTH_ERRORS[error as OAuthErrorCode]?.code;
+  return mapped !== undefined && codes.includes(mapped) ? mapped : codes[0];
+}
+
 /** The token endpoint's errors (RFC 6749 §5.2): application/json {error, error_description, code, request_id}. */
 export function oauthErrorResponses(specs: readonly OAuthErrorSpec[]): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {};
@@ -111,7 +118,7 @@ export function oauthErrorResponses(specs: readonly OAuthErrorSpec[]): Record<st
     const headers: JsonObject = { 'X-Request-Id': responseHeader('XRequestId') };
     if (spec.status === 401) headers['WWW-Authenticate'] = responseHeader('WWWAuthenticateBasic');
     const examples = Object.fromEntries(
-      spec.errors.map((error) => [error, { summary: error, value: { error, error_description: `see RFC 6749 §5.2: ${error}`, code: spec.codes[0], request_id: EXAMPLE_REQUEST_ID } }]),
+      spec.errors.map((error) => [error, { summary: error, value: { error, error_description: `see RFC 6749 §5.2: ${error}`, code: exampleCode(error, spec.codes), request_id: EXAMPLE_REQUEST_ID } }]),
     );
     responses[String(spec.status)] = {
       description: `RFC 6749 §5.2 error ${spec.errors.map((error) => `\`${error}\``).join(', ')} (profile code ${spec.codes.map((code) => `\`${code}\``).join(', ')})`,

@@ -2,9 +2,9 @@
 import { isNonce, parseTimestamp } from '../../../wire/freshness';
 import { ProblemError } from '../../../wire/problems';
 import { Step } from '../exchange';
+import { REQUEST_ID } from '../../../wire/request-id';
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
-export const REQUEST_ID = /^[\x21-\x7E]{1,200}$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 const SYNTAX: Record<string, { test: (value: string) => boolean; expected: string }> = {

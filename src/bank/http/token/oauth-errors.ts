@@ -6,7 +6,7 @@ import { ProblemCode, ProblemError } from '../../../wire/problems';
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'unauthorized_client' | 'invalid_dpop_proof' | 'server_error';
 
 /** RFC 6749 §5.2 and RFC 9449 §5: the error, its HTTP status and the profile code it reports. */
-const OAUTH_ERRORS: Record<OAuthErrorCode, { status: number; code: ProblemCode }> = {
+export const OAUTH_ERRORS: Record<OAuthErrorCode, { status: number; code: ProblemCode }> = {
   invalid_request: { status: 400, code: 'body_invalid' },
   invalid_client: { status: 401, code: 'auth_invalid' },
   unsupported_grant_type: { status: 400, code: 'body_invalid' },
