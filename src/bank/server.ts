@@ -10,36 +10,15 @@ import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
-import { PROBLEM_CONTENT_TYPE } from '../wire/problems';
+import { PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from '../wire/problems';
 import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 
 /**
- * The 400 header_invalid problem for a request refused before the app sees it (a parser refusal):
- * profile section 5 asks for a problem body on every 4xx, and node's own answer is a bare status line.
- */
-function refusal(detail: string, instance = ''): { headers: Record<string, string>; body: string } {
-  const requestId = randomUUID();
-  const body = JSON.stringify({
-    type: 'urn:sandbox-bank:problem:header_invalid',
-    title: 'A header is malformed',
-    status: 400,
-    detail,
-    instance,
-    code: 'header_invalid',
-    request_id: requestId,
-  });
-  return {
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close' },
-    body,
-  };
-}
-
-/**
- * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app; answer
- * them with a problem body too.
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
+ * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx.
  */
 function answerParserErrors(server: http.Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -47,8 +26,10 @@ function answerParserErrors(server: http.Server): void {
       socket.destroy();
       return;
     }
-    const { headers, body } = refusal(`the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const requestId = randomUUID();
+    const problem = new ProblemError('header_invalid', `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
+    const body = JSON.stringify(problemBody(problem, '', requestId));
+    const head = `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n`;
     socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
   });
 }
