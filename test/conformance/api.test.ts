@@ -10,6 +10,7 @@ import { expectSchema } from '../helpers/control-schemas';
 import { startBank } from '../helpers/bank';
 import { expectProblem } from '../helpers/wire';
 import { acceptsAnything, HostileConnector, httpConnector, registerConnector, runToEnd } from './hostile-connectors';
+import { takeSseMessages } from '../helpers/sse';
 
 jest.setTimeout(60_000);
 
@@ -215,15 +216,9 @@ function openEvents(port: number, clientId: string): Promise<{ events: StreamedE
       let pending = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        pending += chunk;
-        let cut: number;
-        while ((cut = pending.indexOf('\n\n')) >= 0) {
-          const lines = pending.slice(0, cut).split('\n');
-          pending = pending.slice(cut + 2);
-          const field = (name: string) => lines.find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-          const data = field('data');
-          if (data !== undefined) events.push({ event: field('event') ?? '', data: JSON.parse(data) });
-        }
+        const taken = takeSseMessages<StreamedEvent['data']>(pending + chunk);
+        pending = taken.rest;
+        for (const message of taken.messages) events.push({ event: message.event ?? '', data: message.data });
       });
       res.on('error', () => undefined);
       resolve({ events, close: () => req.destroy() });

@@ -11,6 +11,7 @@ import { demo, DemoClient, sampleOrder, startBank } from '../helpers/bank';
 import { bankWithFakeConnector, connectorOrder, drain, waitFor } from '../helpers/outbound';
 import { expectSchema } from '../helpers/control-schemas';
 import { expectProblem } from '../helpers/wire';
+import { takeSseMessages } from '../helpers/sse';
 
 interface SseEvent {
   id: string;
@@ -51,21 +52,9 @@ function openStream(port: number, path: string, headers: Record<string, string> 
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         raw += chunk;
-        pending += chunk;
-        let cut: number;
-        while ((cut = pending.indexOf('\n\n')) >= 0) {
-          const block = pending.slice(0, cut);
-          pending = pending.slice(cut + 2);
-          const fields: Record<string, string> = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else {
-              const colon = line.indexOf(':');
-              fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
-            }
-          }
-          if (fields.data !== undefined) events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
-        }
+        const taken = takeSseMessages<SseEvent['data']>(pending + chunk, (comment) => comments.push(comment));
+        pending = taken.rest;
+        for (const message of taken.messages) events.push({ id: message.id ?? '', event: message.event ?? '', data: message.data });
         for (const wake of waiters.splice(0)) wake();
       });
       res.on('error', () => undefined);

@@ -9,15 +9,12 @@ import type { Browser } from 'playwright-core';
 import { Bank } from '../../src/bank/bank';
 import { DemoClient, sampleOrder, startBank } from '../helpers/bank';
 import { expectSchema } from '../helpers/control-schemas';
+import { SseMessage, takeSseMessages } from '../helpers/sse';
 import { contractCheckExceptDashboardFiles, describeInBrowser, launchChromium, openPage, WatchedPage } from './browser';
 
 const EVENTUALLY = { timeout: 15_000 };
 
-interface Message {
-  id: string | undefined;
-  event: string | undefined;
-  data: { id: number; type: string; client_id: string | null; data: Record<string, unknown> };
-}
+type Message = SseMessage<{ id: number; type: string; client_id: string | null; data: Record<string, unknown> }>;
 
 interface Reader {
   messages: Message[];
@@ -52,18 +49,9 @@ function readEvents(port: number, path: string, headers: Record<string, string> 
       let pending = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        pending += chunk;
-        let cut: number;
-        while ((cut = pending.indexOf('\n\n')) >= 0) {
-          const fields: Record<string, string> = {};
-          for (const line of pending.slice(0, cut).split('\n')) {
-            if (line.startsWith(':')) continue;
-            const colon = line.indexOf(':');
-            fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
-          }
-          pending = pending.slice(cut + 2);
-          if (fields.data !== undefined) messages.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
-        }
+        const taken = takeSseMessages<Message['data']>(pending + chunk);
+        pending = taken.rest;
+        messages.push(...taken.messages);
         for (const wake of waiters.splice(0)) wake();
       });
       res.on('error', () => undefined);
