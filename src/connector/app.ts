@@ -5,10 +5,9 @@
 // - a callback is verified, checked for idempotency by X-Idempotency-Key, validated, then applied in ONE
 //   transaction: all of it or nothing (a batch with one bad item is rejected whole);
 // - a final status never changes, the same final is applied once, PENDING after a final is ignored;
-// - every answer carries an X-Request-Id (the caller's when it is a plain token, else a new one), and what the body
-//   reader refuses (too large, an unsupported Content-Encoding, bytes that do not decode, a client gone mid-body)
-//   is a problem like any other, never a 500.
-import { randomUUID } from 'node:crypto';
+// - every answer carries an X-Request-Id (the caller's when wire/request-id.ts takes it, else a new one), and
+//   what the body reader refuses (too large, an unsupported Content-Encoding, bytes that do not decode, a client
+//   gone mid-body) is a problem like any other, never a 500.
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
@@ -51,8 +50,6 @@ const route = (handler: Handler) => (req: Request, res: Response, next: NextFunc
 };
 
 const rawBodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-
-/** The caller's X-Request-Id when it is a plain token, else a new one. */
 
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -44,6 +44,7 @@ export interface AttemptOutcome {
 }
 
 const QUEUE_SCAN_LIMIT = 5000;
+const RESPONSE_BODY_LIMIT = 2048;
 
 /** What one freeze makes of the eligible reports (CallbackMessages.plan). */
 interface FreezePlan {
@@ -52,7 +53,6 @@ interface FreezePlan {
   /** The partial batch still inside its window, or null. */
   waiting: StatusEventRow[] | null;
 }
-const RESPONSE_BODY_LIMIT = 2048;
 
 function reportOf(event: StatusEventRow): StatusReport {
   return {
