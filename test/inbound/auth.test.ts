@@ -55,6 +55,8 @@ async function dpopToken(key: DpopKey, clientId = demo.client_id, secret = demo.
 function expectOAuthProblem(response: { status: number; headers: Record<string, string>; text: string }, status: number, code: string, error: string): Problem {
   expect({ status: response.status, code: safeJson(response.text)?.code }).toEqual({ status, code });
   expect(response.headers['content-type']).toMatch(/^application\/json(;|$)/);
+  // RFC 6749 §5.1 and its §5.2 example: nothing the token endpoint answers is cached, errors included.
+  expect({ cache: response.headers['cache-control'], pragma: response.headers.pragma }).toEqual({ cache: 'no-store', pragma: 'no-cache' });
   const problem = JSON.parse(response.text) as Problem;
   expect(Object.keys(problem).sort()).toEqual(['code', 'error', 'error_description', 'request_id']);
   expect(problem.error).toBe(error);

@@ -11,7 +11,7 @@ import { AUTH_CHALLENGE, PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from 
 import { RateLimiter } from './rate-limiter';
 import { orderStatusHandler, PollFaults } from './status/handler';
 import { tokenHandler } from './token/handler';
-import { oauthErrorBody } from './token/oauth-errors';
+import { oauthErrorBody, TOKEN_NO_STORE } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
 import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
@@ -100,7 +100,7 @@ function accessLog(logger: Logger) {
 }
 
 /** How a problem is written: RFC 9457 problem+json, or RFC 6749 §5.2 JSON on the token endpoint. */
-type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) => { contentType: string; body: unknown; challenge?: string };
+type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) => { contentType: string; body: unknown; challenge?: string; headers?: Record<string, string> };
 
 const problemJson: ProblemFormat = (problem, req, requestId) => ({
   contentType: PROBLEM_CONTENT_TYPE,
@@ -109,7 +109,7 @@ const problemJson: ProblemFormat = (problem, req, requestId) => ({
   challenge: AUTH_CHALLENGE,
 });
 
-const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId) });
+const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId), headers: { ...TOKEN_NO_STORE } });
 
 /** `request.refused` for the live events: the code, and the ids to find the exchange in the journal. */
 function publishRefusal(events: EventSink | undefined, problem: ProblemError, req: Request, res: Response, requestId: string): void {
@@ -137,7 +137,8 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson, even
     publishRefusal(events, problem, req, res, requestId);
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.options.headers ?? {})) res.setHeader(name, value);
-    const { contentType, body, challenge } = format(problem, req, requestId);
+    const { contentType, body, challenge, headers } = format(problem, req, requestId);
+    for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
     if (problem.status === 401 && challenge && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', challenge);
     const bytes = Buffer.from(JSON.stringify(body));
     res.status(problem.status).setHeader('Content-Type', contentType);

@@ -115,7 +115,7 @@ function exampleCode(error: string, codes: readonly ProblemCode[]): ProblemCode 
 export function oauthErrorResponses(specs: readonly OAuthErrorSpec[]): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {};
   for (const spec of specs) {
-    const headers: JsonObject = { 'X-Request-Id': responseHeader('XRequestId') };
+    const headers: JsonObject = { 'X-Request-Id': responseHeader('XRequestId'), 'Cache-Control': responseHeader('CacheControl') };
     if (spec.status === 401) headers['WWW-Authenticate'] = responseHeader('WWWAuthenticateBasic');
     const examples = Object.fromEntries(
       spec.errors.map((error) => [error, { summary: error, value: { error, error_description: `see RFC 6749 §5.2: ${error}`, code: exampleCode(error, spec.codes), request_id: EXAMPLE_REQUEST_ID } }]),

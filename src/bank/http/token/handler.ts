@@ -6,7 +6,7 @@ import { secretMatches } from '../../../wire/secrets';
 import { Exchange, InboundServices } from '../exchange';
 import { FlowResult, jsonResult } from '../flow';
 import { requestHtu } from '../steps/check_authorization';
-import { oauthError } from './oauth-errors';
+import { oauthError, TOKEN_NO_STORE } from './oauth-errors';
 
 interface ClientCredentials {
   clientId: string;
@@ -97,7 +97,7 @@ export function tokenHandler(services: InboundServices) {
     if (!jkt && !client.authMethods.has('bearer')) throw oauthError('unauthorized_client', `client ${client.id} must request a DPoP-bound token`);
     const issued = services.tokens.issue(client.id, jkt);
     exchange.log.info('token issued', { client_id: client.id, token_type: issued.token_type });
-    return jsonResult(200, issued, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    return jsonResult(200, issued, { ...TOKEN_NO_STORE });
   };
 }
 
