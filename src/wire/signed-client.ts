@@ -284,7 +284,7 @@ export class TokenCache {
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
     const answer = await this.client.send('POST', tokenUrl, { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` }, 'grant_type=client_credentials');
     if (answer.status === null) throw new Error(`token request to ${tokenUrl} failed: ${answer.error}`);
-    if (answer.status !== 200) throw new Error(`token request to ${tokenUrl} answered ${answer.status}`);
+    if (answer.status !== 200) throw new Error(`token request to ${tokenUrl} answered ${answer.status}${oauthErrorText(answer.body)}`);
     const parsed = parseJson(answer.body) as { access_token?: string; expires_in?: number } | null;
     if (!parsed?.access_token) throw new Error(`token response from ${tokenUrl} has no access_token`);
     this.cached = { value: parsed.access_token, expiresAt: now + (parsed.expires_in ?? 300) * 1000 };
@@ -295,6 +295,20 @@ export class TokenCache {
   clear(): void {
     this.cached = null;
   }
+}
+
+/** Longest error_description quoted from a token server: enough to say why, never a page of its HTML. */
+const TOKEN_ERROR_TEXT_MAX = 200;
+
+/**
+ * What an RFC 6749 §5.2 error answer says (`: invalid_client (unknown client or wrong client secret)`), or ''
+ * for any other body: the operator must see why the token was refused, not only the status.
+ */
+function oauthErrorText(body: string): string {
+  const parsed = parseJson(body) as { error?: unknown; error_description?: unknown } | null;
+  if (typeof parsed?.error !== 'string') return '';
+  const description = typeof parsed.error_description === 'string' ? ` (${parsed.error_description.slice(0, TOKEN_ERROR_TEXT_MAX)})` : '';
+  return `: ${parsed.error.slice(0, TOKEN_ERROR_TEXT_MAX)}${description}`;
 }
 
 /** The answer's JSON, or null for one that is not JSON (treated as empty). */
