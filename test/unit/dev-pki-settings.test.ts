@@ -114,6 +114,29 @@ describe('the dev PKI on an existing data dir', () => {
     expect(fs.readFileSync(files.clientCert('demo-connector'), 'utf8')).toBe(demo);
   });
 
+  it('rebuilds a deleted ca.crt from ca.key: every certificate it issued still verifies, against the old copy too', async () => {
+    const oldCa = certificate(files.caCert);
+    fs.rmSync(files.caCert);
+    const before = snapshot(dir);
+    const result = await ensure();
+    expect(changed(before, snapshot(dir))).toEqual([files.caCert]);
+    expect(result.created).toEqual([files.caCert]);
+    expect(reissues).toEqual([{ file: files.caCert, reason: expect.stringContaining('rebuilt from') }]);
+    const newCa = certificate(files.caCert);
+    expect({ subject: newCa.subject, ca: newCa.ca, key: newCa.publicKey.export({ format: 'jwk' }) }).toEqual({ subject: oldCa.subject, ca: true, key: oldCa.publicKey.export({ format: 'jwk' }) });
+    for (const leaf of [files.serverCert, files.bankClientCert, ...CLIENTS.map(files.clientCert)].map(certificate)) {
+      expect([leaf.checkIssued(newCa), leaf.verify(newCa.publicKey), leaf.checkIssued(oldCa)]).toEqual([true, true, true]);
+    }
+  });
+
+  it('refuses to issue with ca.key lost, names the file, and writes nothing; a start that issues nothing still runs', async () => {
+    fs.rmSync(files.caKey);
+    const before = snapshot(dir);
+    await expect(ensure()).resolves.toMatchObject({ created: [] });
+    await expect(ensure({ clientIds: [...CLIENTS, 'newcomer'] })).rejects.toThrow(`${files.caKey} is missing beside ${files.caCert}`);
+    expect(changed(before, snapshot(dir))).toEqual([]);
+  });
+
   it('by default says so in a process warning', async () => {
     const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {

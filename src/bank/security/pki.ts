@@ -175,11 +175,22 @@ function certificate(fields: CertificateFields, issuer: { key: KeyObject; subjec
   return pem('CERTIFICATE', sequence(tbs, algorithm, bitString(sign('sha256', tbs, issuer.key))));
 }
 
-function loadOrCreateCa(files: PkiFiles, validityDays: number): Issuer {
-  if (exists(files.caCert, files.caKey)) return existingCa(fs.readFileSync(files.caCert, 'utf8'), fs.readFileSync(files.caKey, 'utf8'));
-  const { issuer, keyPem, certPem } = newCa('Sandbox Bank Development CA', validityDays);
-  writeNew(files.caKey, keyPem, 0o600);
+const CA_NAME = 'Sandbox Bank Development CA';
+
+/**
+ * The CA from its files, made when neither exists. A lost `ca.crt` is rebuilt from `ca.key` (same key and name, so
+ * every certificate it issued still chains to it, and a Connector's old copy still verifies them); a lost `ca.key`
+ * cannot be, and a new key beside the old `ca.crt` would issue certificates that chain to nothing.
+ */
+function loadOrCreateCa(files: PkiFiles, validityDays: number, onRebuilt: (reissued: Reissued) => void): Issuer {
+  const [hasCert, hasKey] = [fs.existsSync(files.caCert), fs.existsSync(files.caKey)];
+  if (hasCert && hasKey) return existingCa(fs.readFileSync(files.caCert, 'utf8'), fs.readFileSync(files.caKey, 'utf8'));
+  if (hasCert) throw new Error(`dev PKI: ${files.caKey} is missing beside ${files.caCert}, so no certificate can be issued: restore it, or delete ${files.dir} to start a new CA`);
+  const privateKey = hasKey ? createPrivateKey(fs.readFileSync(files.caKey, 'utf8')) : undefined;
+  const { issuer, keyPem, certPem } = newCa(CA_NAME, validityDays, ORGANISATION, privateKey && { privateKey, publicKey: createPublicKey(privateKey) });
+  if (!hasKey) writeNew(files.caKey, keyPem, 0o600);
   writeNew(files.caCert, certPem, 0o644);
+  if (hasKey) onRebuilt({ file: files.caCert, reason: `it was missing; rebuilt from ${files.caKey}, so the certificates it issued stay valid` });
   return issuer;
 }
 
@@ -193,9 +204,8 @@ function existingCa(certPem: string, keyPem: string): Issuer {
   return { key, subject, keyId: keyIdentifier(createPublicKey(key).export({ format: 'der', type: 'spki' })) };
 }
 
-/** A self-signed CA, in memory. */
-function newCa(commonName: string, validityDays: number, organisation = ORGANISATION): { issuer: Issuer; keyPem: string; certPem: string } {
-  const keys = newKeyPair();
+/** A self-signed CA, in memory, for a new key pair unless `keys` are given. */
+function newCa(commonName: string, validityDays: number, organisation = ORGANISATION, keys = newKeyPair()): { issuer: Issuer; keyPem: string; certPem: string } {
   const spki = keys.publicKey.export({ format: 'der', type: 'spki' });
   const subject = name(commonName, organisation);
   const keyId = keyIdentifier(spki);
@@ -345,8 +355,12 @@ export async function ensureDevPki(options: DevPkiOptions): Promise<DevPki> {
   const before = new Set(wanted.filter((file) => fs.existsSync(file)));
   const mismatches = bankCertificateMismatches(files, serverNames, options.bankClientId);
   if (before.size === wanted.length && mismatches.size === 0) return { files, created: [], reissued: [] };
-  const ca = loadOrCreateCa(files, validityDays);
   const reissued: Reissued[] = [];
+  const report = (done: Reissued) => {
+    reissued.push(done);
+    (options.onReissue ?? warnReissued)(done);
+  };
+  const ca = loadOrCreateCa(files, validityDays, report);
   for (const [spec, certFile, keyFile] of [[server, files.serverCert, files.serverKey], [bankClient, files.bankClientCert, files.bankClientKey]] as const) {
     const reason = mismatches.get(certFile);
     if (reason === undefined) {
@@ -354,8 +368,7 @@ export async function ensureDevPki(options: DevPkiOptions): Promise<DevPki> {
       continue;
     }
     reissueLeaf(ca, spec, certFile, keyFile, validityDays);
-    reissued.push({ file: certFile, reason });
-    (options.onReissue ?? warnReissued)({ file: certFile, reason });
+    report({ file: certFile, reason });
   }
   for (const clientId of options.clientIds) issueClientCertificate(ca, files, clientId, validityDays);
   const created = wanted.filter((file) => !before.has(file) || mismatches.has(file));
@@ -375,8 +388,8 @@ function issueClientCertificate(ca: Issuer, files: PkiFiles, clientId: string, v
 /** `npm run pki -- --client <id>`: one more client certificate from the existing sandbox CA. */
 export async function issueOneClientCertificate(dir: string, clientId: string, validityDays = 825): Promise<{ cert: string; key: string; created: boolean }> {
   const files = pkiFiles(dir);
-  if (!exists(files.caCert, files.caKey)) throw new Error(`no sandbox CA in ${dir}: start the bank once first`);
-  const ca = loadOrCreateCa(files, validityDays);
+  if (!exists(files.caCert) && !exists(files.caKey)) throw new Error(`no sandbox CA in ${dir}: start the bank once first`);
+  const ca = loadOrCreateCa(files, validityDays, warnReissued);
   const created = issueClientCertificate(ca, files, clientId, validityDays);
   return { cert: files.clientCert(clientId), key: files.clientKey(clientId), created };
 }
