@@ -12,7 +12,7 @@ import express, { NextFunction, Request, RequestHandler, Response } from 'expres
 import type { Logger } from 'winston';
 import type { CreateResult, PaymentOrderBody } from './bank-client';
 import { withStableShapes } from '../wire/stable-shapes';
-import { routeNotFound } from '../wire/http-edge';
+import { missingHost, routeNotFound } from '../wire/http-edge';
 import { parseInstant } from '../wire/rfc3339';
 import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
@@ -68,7 +68,7 @@ function accessLog(logger: Logger) {
         code: res.locals.problemCode,
       });
     });
-    next();
+    next(missingHost(req));
   };
 }
 

@@ -105,8 +105,8 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
 
   // rejectUnauthorized: a caller without a certificate from CONNECTOR_TLS_CA never reaches the app.
   const server = tls
-    ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, app)
-    : http.createServer(app);
+    ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true, requireHostHeader: false }, app)
+    : http.createServer({ requireHostHeader: false }, app);
   const port = await listen(server, config.port, config.host);
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;

@@ -16,6 +16,16 @@ export function methodNotAllowed(allowed: string): () => never {
   };
 }
 
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Both sides create their servers with
+ * requireHostHeader: false, since node's own answer has no body, and refuse here instead, with the request's id
+ * and in its route's format. HTTP/1.0 without Host stays allowed, as in node.
+ */
+export function missingHost(req: Request): ProblemError | undefined {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
+  return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)');
+}
+
 /** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */
 export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -12,6 +12,7 @@ import { buildConnectorApp } from '../../src/connector/app';
 import { BankJwks } from '../../src/connector/bank-jwks';
 import { CONNECTOR_DEFAULTS } from '../../src/connector/config';
 import { openConnectorStore } from '../../src/connector/store';
+import { startConnector, unreachableUrl } from './helpers';
 
 interface Logged {
   level: string;
@@ -147,5 +148,31 @@ describe('X-Request-Id', () => {
     const { app } = connectorApp();
     const given = `${'A'.repeat(190)}<b>"a/b+`;
     expect((await request(app).get('/healthz').set('x-request-id', given)).headers['x-request-id']).toBe(given);
+  });
+});
+
+describe('a Host-less request on a real socket (RFC 9112 §3.2)', () => {
+  const exchange = (url: string, request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { port, hostname } = new URL(url);
+      const socket = net.connect(Number(port), hostname, () => socket.write(request));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+
+  it('HTTP/1.1 without Host is 400 header_invalid as a problem with its request_id, as the Bank answers it; HTTP/1.0 is served', async () => {
+    const connector = await startConnector(await unreachableUrl());
+    try {
+      const answer = await exchange(connector.url, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+      expect(body).toMatchObject({ status: 400, code: 'header_invalid', detail: expect.stringMatching(/no Host header/), request_id: expect.any(String) });
+      expect(await exchange(connector.url, 'GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      await connector.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { orderStatusHandler, PollFaults } from './status/handler';
 import { tokenHandler } from './token/handler';
 import { oauthErrorBody, TOKEN_NO_STORE } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
-import { methodNotAllowed, routeNotFound } from '../../wire/http-edge';
+import { methodNotAllowed, missingHost, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalCapture } from './journal';
@@ -63,16 +63,6 @@ export function flowSpecs(services: InboundServices): { create: FlowSpec; status
       rateLimiter: new RateLimiter(config.statusRatePerS, config.statusRateBurst),
     },
   };
-}
-
-/**
- * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. The servers are created with requireHostHeader: false,
- * since node's own answer has no body: refused here instead, with the request's id and in its route's format
- * (problem+json, or RFC 6749 JSON on the token endpoint). HTTP/1.0 without Host stays allowed, as in node.
- */
-function missingHost(req: Request): ProblemError | undefined {
-  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
-  return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)');
 }
 
 function accessLog(logger: Logger) {
