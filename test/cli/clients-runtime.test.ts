@@ -36,7 +36,7 @@ describe('sandbox-bank clients pause|resume', () => {
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('404 not_found')]);
     expect((await cli(['clients', 'create', '--client-id', 'cli-no-connector'])).code).toBe(0);
     const none = await cli(['clients', 'resume', 'cli-no-connector']);
-    expect([none.code, none.stderr]).toEqual([1, expect.stringContaining('has no Connector the Bank calls')]);
+    expect([none.code, none.stderr]).toEqual([1, expect.stringContaining('has no Connector the Bank calls: give it one with PATCH /sandbox/clients/cli-no-connector')]);
   });
 });
 

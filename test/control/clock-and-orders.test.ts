@@ -304,7 +304,7 @@ describe('acting on orders', () => {
     expect((await post(`/clients/${demo.client_id}/resume`)).body).toEqual({ client_id: demo.client_id, paused: false });
     await bank.outbound.dispatcher.runOnce();
     expect(fake.callbacks.map((callback) => callback.parsed.reference)).toEqual([reference]);
-    expectProblem(await post('/clients/nobody/pause'), 404, 'not_found');
+    expect(expectProblem(await post('/clients/nobody/pause'), 404, 'not_found').detail).toBe('no client nobody');
   });
 
   it('polls one client now and answers what was pulled', async () => {

@@ -46,8 +46,9 @@ function orderOf(deps: ControlDeps, clientId: string, reference: string): Order 
 /** The client named by the path must have a Connector the Bank calls (poll, pause, resume). */
 function connectorOf(deps: ControlDeps, clientId: string) {
   const connector = deps.connectors.get(clientId);
-  if (!connector) throw new ProblemError('not_found', `client ${clientId} has no Connector the Bank calls`);
-  return connector;
+  if (connector) return connector;
+  if (!deps.registry.find(clientId)) throw new ProblemError('not_found', `no client ${clientId}`);
+  throw new ProblemError('not_found', `client ${clientId} has no Connector the Bank calls: give it one with PATCH /sandbox/clients/${clientId} {"connector": {"url": …}}`);
 }
 
 function orderRoutes(router: express.Router, deps: ControlDeps): void {
