@@ -120,7 +120,7 @@ export const SETTINGS = [
   { key: 'tlsKeyFile', env: 'TLS_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CERT_FILE.', parse: optionalText },
   { key: 'tlsClientCertFile', env: 'TLS_CLIENT_CERT_FILE', default: null, doc: 'External client certificate (PEM) the Bank presents on callbacks (with an external CA).', parse: optionalText },
   { key: 'tlsClientKeyFile', env: 'TLS_CLIENT_KEY_FILE', default: null, doc: 'Private key (PEM) of TLS_CLIENT_CERT_FILE.', parse: optionalText },
-  { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM, how long to wait for in-flight deliveries.', parse: integer(0, 600_000) },
+  { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', default: 10_000, doc: 'On SIGTERM or SIGINT, how long to wait for the requests and deliveries in flight (live event streams and waits end at once).', parse: integer(0, 600_000) },
   { key: 'eventsRetention', env: 'EVENTS_RETENTION', default: 10_000, doc: 'Live events kept for `Last-Event-ID` resumption of `GET /sandbox/events` (the newest this many).', parse: integer(1, 10_000_000) },
   { key: 'journal', env: 'JOURNAL', default: 'on', doc: '`on` or `off`: record every exchange, in and out, in the journal (`/sandbox/journal`), secrets masked.', parse: oneOf('on', 'off') },
   { key: 'journalBodyLimit', env: 'JOURNAL_BODY_LIMIT', default: 16_384, doc: 'Bytes of each request and response body the journal keeps; longer bodies are cut and marked `truncated`.', parse: integer(0, 16 * 1024 * 1024) },

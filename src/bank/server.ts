@@ -20,6 +20,25 @@ import { startIdleCollection } from '../wire/idle-collection';
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
  * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx.
  */
+/** How often a stopping server closes the keep-alive connections its last answers left idle. */
+const DRAIN_SWEEP_MS = 50;
+
+/** Stops accepting and resolves once every connection has closed, each as soon as its answer is sent. */
+function drained(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+  });
+}
+
+/** Waits for `work`, but no longer than `ms`. */
+function within(ms: number, work: Promise<unknown>): Promise<unknown> {
+  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+}
+
 function answerParserErrors(server: http.Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
@@ -103,14 +122,14 @@ async function start(config: BankConfig): Promise<Running> {
   return {
     logger,
     async stop(signal) {
-      logger.info('stopping: no new pulls, waiting for in-flight deliveries', { signal, timeout_ms: config.shutdownTimeoutMs });
+      logger.info('stopping: no new connections or pulls, waiting for requests and deliveries in flight', { signal, timeout_ms: config.shutdownTimeoutMs });
       clearInterval(housekeeping);
       idleCollection?.stop();
-      for (const server of [httpServer, httpsServer]) {
-        server.close();
-        server.closeIdleConnections();
-      }
-      await bank.outbound.stop(config.shutdownTimeoutMs);
+      // Live streams and waits end now; every other request in flight (a create in CREATE_LATENCY_MS) is answered.
+      bank.events.endSubscriptions();
+      const servers = [httpServer, httpsServer];
+      await Promise.all([bank.outbound.stop(config.shutdownTimeoutMs), within(config.shutdownTimeoutMs, Promise.all(servers.map(drained)))]);
+      for (const server of servers) server.closeAllConnections();
       bank.close();
     },
   };

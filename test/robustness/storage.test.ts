@@ -376,6 +376,37 @@ describe('a full disk (RLIMIT_FSIZE on the built Bank)', () => {
   });
 });
 
+describe('SIGTERM during a slow create (CREATE_LATENCY_MS)', () => {
+  it('answers the create in flight before it stops, and the order is stored', async () => {
+    const dataDir = tempDir('sandbox-bank-term-create-');
+    const bank = await startChildBank({ DATA_DIR: dataDir, SANDBOX_MODE: 'relaxed', POLL_CRON: 'off', CREATE_LATENCY_MS: '1500', SHUTDOWN_TIMEOUT_MS: '10000' });
+    const order = sampleOrder();
+    const answer = childCreate(bank.httpUrl, await childToken(bank.httpUrl), order);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const code = await kill(bank, 'SIGTERM');
+    expect((await answer).status).toBe(200);
+    expect(code).toBe(0);
+    const db = openStore(dataDir);
+    expect(db.prepare('SELECT COUNT(*) FROM orders WHERE reference = ?').pluck().get(order.reference)).toBe(1);
+    db.close();
+  });
+
+  it('ends live event streams and waits at once: they do not hold the stop for SHUTDOWN_TIMEOUT_MS', async () => {
+    const bank = await startChildBank({ DATA_DIR: tempDir('sandbox-bank-term-streams-'), SANDBOX_MODE: 'relaxed', POLL_CRON: 'off', SHUTDOWN_TIMEOUT_MS: '600000' });
+    const order = sampleOrder({ metadata: { sandbox_scenario: 'NO_CALLBACK' } });
+    expect((await childCreate(bank.httpUrl, await childToken(bank.httpUrl), order)).status).toBe(202);
+    const stream = await fetch(`${bank.httpUrl}/sandbox/events`);
+    const streamText = stream.text();
+    const wait = fetch(`${bank.httpUrl}/sandbox/orders/${demo.client_id}/${String(order.reference)}/wait?status=final&timeout_s=120`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await kill(bank, 'SIGTERM')).toBe(0);
+    expect(await streamText).toContain(': sandbox-bank events');
+    const waited = await wait;
+    expect(waited.status).toBe(408);
+    expect(((await waited.json()) as { order: { status: string } }).order.status).toBe('PENDING');
+  }, 30_000);
+});
+
 describe('SIGKILL during concurrent creates', () => {
   it('reopens with integrity_check ok, every acknowledged order whole, nothing half-written', async () => {
     const dataDir = tempDir('sandbox-bank-kill-writes-');

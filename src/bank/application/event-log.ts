@@ -136,12 +136,17 @@ export class EventLog implements EventSink {
     }
   }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
+  /** Ends every subscription now (streams end, waits answer) while events are still recorded: a Bank stopping. */
+  endSubscriptions(): void {
     const closers = [...this.listeners.values()];
     this.listeners.clear();
     for (const onClose of closers) onClose?.();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.endSubscriptions();
   }
 
   private schedule(): void {
