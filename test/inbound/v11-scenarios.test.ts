@@ -169,6 +169,16 @@ describe('POLL_429:<n>:<scenario>', () => {
   });
 });
 
+describe('POLL_429:<n>:POLL_404', () => {
+  it('the throttle wraps the scenario it names: n polls 429 rate_limited, then 404 order_not_found', async () => {
+    const { reference, body } = withScenario('POLL_429:2:POLL_404');
+    expectAsyncAnswer(await create(body, `idem-${newNonce()}`));
+    for (let attempt = 1; attempt <= 2; attempt += 1) expect(expectProblem(await poll(reference), 429, 'rate_limited')).toBeDefined();
+    expectProblem(await poll(reference), 404, 'order_not_found');
+    expectProblem(await poll(reference), 404, 'order_not_found');
+  });
+});
+
 describe('POLL_404', () => {
   it('202; every poll is 404 order_not_found, indistinguishable from an unknown order; no callback is queued', async () => {
     const { reference, body } = withScenario('POLL_404');

@@ -84,10 +84,13 @@ export class OrderBook {
     return this.createFailures.recordFirst(clientId, payment.reference, this.clocks.now(clientId));
   }
 
-  /** A status poll: POLL_404 hides the order, POLL_429 throttles its first polls, else it settles if due. */
+  /**
+   * A status poll: POLL_429 throttles its first polls, then POLL_404 hides the order, else it settles if due. The
+   * throttle goes first because it wraps the scenario it names (`POLL_429:2:POLL_404`: two 429s, then 404s).
+   */
   poll(order: PolledOrder): PollAnswer {
-    if (order.pollAnswer === 'not_found') return { answer: 'not_found' };
     if (order.pollsToThrottle > 0 && this.orders.spendThrottledPoll(order.clientId, order.reference)) return { answer: 'throttled' };
+    if (order.pollAnswer === 'not_found') return { answer: 'not_found' };
     return { answer: 'status', order: this.settleIfDue(order) };
   }
 
