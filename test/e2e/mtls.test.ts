@@ -86,6 +86,7 @@ describe('mTLS on reverse polling (child process, real TLS)', () => {
     const answer = await status({ cert: intruder.cert, key: intruder.key });
     expect(answer.status).toBe(401);
     expect(answer.json?.code).toBe('auth_invalid');
+    expect(answer.json?.reason).toBe('certificate_client_mismatch');
     expect(String(answer.json?.detail)).toContain('intruder');
   });
 

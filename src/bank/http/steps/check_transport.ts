@@ -2,6 +2,7 @@
 import type { TLSSocket } from 'node:tls';
 import { ProblemError } from '../../../wire/problems';
 import { Step } from '../exchange';
+import { authInvalid } from './check_authorization';
 
 export function peerCommonName(socket: TLSSocket): string | null {
   const cert = socket.getPeerCertificate();
@@ -29,6 +30,6 @@ export const checkCertificateMatchesClient: Step = (exchange, _services, spec) =
   const cn = peerCommonName(socket);
   const clientId = exchange.header('x-client-id');
   if (cn !== clientId) {
-    throw new ProblemError('auth_invalid', `the client certificate is issued to "${cn}", not to X-Client-Id "${clientId}"`);
+    throw authInvalid('certificate_client_mismatch', `the client certificate is issued to "${cn}", not to X-Client-Id "${clientId}"`);
   }
 };
