@@ -142,9 +142,22 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
   }
 }
 
+/**
+ * A store a newer build has migrated is refused, not used: this build does not know what those migrations changed,
+ * and writing to it would leave rows the newer build no longer expects (a rollback after an upgrade).
+ */
+function refuseNewerSchema(applied: ReadonlySet<number>, migrations: readonly Migration[]): void {
+  const known = Math.max(0, ...migrations.map((migration) => migration.version));
+  const newest = Math.max(0, ...applied);
+  if (newest > known) {
+    throw new Error(`its schema is at version ${newest}, newer than this build knows (${known}): it was written by a newer build; run that build, or give this one another DATA_DIR`);
+  }
+}
+
 export function migrate(db: Db, migrations: readonly Migration[]): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  refuseNewerSchema(applied, migrations);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const newlyApplied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {

@@ -47,6 +47,17 @@ describe('openDatabase', () => {
     }
   });
 
+  it('refuses a store that a newer build migrated, naming both versions, and changes nothing in it', () => {
+    openDatabase(dir, [...MIGRATIONS, { version: 2, name: 'newer', sql: 'CREATE TABLE u (id INTEGER PRIMARY KEY)' }]).close();
+    expect(() => openDatabase(dir, MIGRATIONS)).toThrow(/schema is at version 2, newer than this build knows \(1\)/);
+    const db = openDatabase(dir, [...MIGRATIONS, { version: 2, name: 'newer', sql: 'CREATE TABLE u (id INTEGER PRIMARY KEY)' }]);
+    try {
+      expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([1, 2]);
+    } finally {
+      db.close();
+    }
+  });
+
   itWithProc('keeps a savepoint\'s sub-journal in memory however many pages it changes (no temporary file)', () => {
     const db = openDatabase(dir, MIGRATIONS);
     try {
