@@ -1,6 +1,7 @@
 // Business checks the schema cannot express (profile sections 8 and 9): positive amounts, exact totals, ISO 4217
 // currency, a scenario that parses.
 import { businessViolations } from '../../src/bank/domain/validation';
+import { ISO_4217, ISO_4217_CODES } from '../../src/bank/domain/iso4217';
 import { PaymentOrder } from '../../src/wire/payment-order';
 
 function order(overrides: Partial<PaymentOrder> = {}): PaymentOrder {
@@ -59,5 +60,72 @@ describe('businessViolations', () => {
       '/currency',
       '/metadata/sandbox_scenario',
     ]);
+  });
+});
+
+// The list is ISO 4217 List One, fixed in src/bank/domain/iso4217.ts; it used to be Node's ICU list
+// (Intl.supportedValuesOf), which differs from ISO 4217 and from one Node version to another.
+describe('businessViolations: currency is a code of ISO 4217 List One, whatever Node says', () => {
+  const currencyViolation = [{ path: '/currency', message: 'must be an ISO 4217 alphabetic code' }];
+  const everyThreeLetterCode = Array.from({ length: 26 ** 3 }, (_, index) =>
+    [26 ** 2, 26, 1].map((weight) => String.fromCharCode(65 + (Math.floor(index / weight) % 26))).join(''),
+  );
+
+  it('accepts every code of the list', () => {
+    const refused = ISO_4217_CODES.filter((currency) => businessViolations(order({ currency })).length > 0);
+    expect(refused).toEqual([]);
+  });
+
+  it('accepts current codes that Node 20 ICU lacks (CLF, VED, XAU, BOV, XTS, XXX, XAD...) and the new ZWG, XCG, SLE', () => {
+    const codes = ['CLF', 'VED', 'XAU', 'BOV', 'XTS', 'XXX', 'ZWG', 'XCG', 'XAD', 'SLE', 'CHE', 'CHW', 'COU', 'MXV', 'USN', 'UYI', 'UYW', 'XAG', 'XPT', 'XPD', 'XUA', 'XBA', 'XBD'];
+    for (const currency of codes) {
+      expect([currency, businessViolations(order({ currency }))]).toEqual([currency, []]);
+    }
+  });
+
+  it('refuses withdrawn codes that Node 20 ICU still knows (HRK, ZWL, CUC, ANG, SLL, BGN) and non-codes, at /currency', () => {
+    for (const currency of ['HRK', 'ZWL', 'CUC', 'ANG', 'SLL', 'BGN', 'ABC', 'EUr']) {
+      expect([currency, businessViolations(order({ currency }))]).toEqual([currency, currencyViolation]);
+    }
+  });
+
+  it('accepts exactly the 178 listed codes among the 17,576 strings AAA to ZZZ', () => {
+    expect(ISO_4217_CODES).toHaveLength(178);
+    expect(ISO_4217.size).toBe(178);
+    const accepted = everyThreeLetterCode.filter((currency) => businessViolations(order({ currency })).length === 0);
+    expect(accepted).toEqual([...ISO_4217_CODES]);
+  });
+
+  describe('with Intl.supportedValuesOf replaced', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    function freshBusinessViolations(): typeof businessViolations {
+      let fresh: typeof businessViolations | undefined;
+      jest.isolateModules(() => {
+        fresh = (require('../../src/bank/domain/validation') as typeof import('../../src/bank/domain/validation')).businessViolations;
+      });
+      return fresh!;
+    }
+
+    it('never calls it', () => {
+      const supportedValuesOf = jest.spyOn(Intl, 'supportedValuesOf');
+      const fresh = freshBusinessViolations();
+      expect(fresh(order({ currency: 'EUR' }))).toEqual([]);
+      expect(fresh(order({ currency: 'XTS' }))).toEqual([]);
+      expect(supportedValuesOf).not.toHaveBeenCalled();
+    });
+
+    it('gives the same answers when it returns [] or other codes', () => {
+      for (const values of [[], ['HRK', 'ABC', 'EUR']]) {
+        jest.spyOn(Intl, 'supportedValuesOf').mockReturnValue(values);
+        const fresh = freshBusinessViolations();
+        jest.restoreAllMocks();
+        expect(fresh(order({ currency: 'EUR' }))).toEqual([]);
+        expect(fresh(order({ currency: 'CLF' }))).toEqual([]);
+        expect(fresh(order({ currency: 'HRK' }))).toEqual(currencyViolation);
+        expect(fresh(order({ currency: 'ABC' }))).toEqual(currencyViolation);
+        expect(everyThreeLetterCode.filter((currency) => fresh(order({ currency })).length === 0)).toEqual([...ISO_4217_CODES]);
+      }
+    });
   });
 });

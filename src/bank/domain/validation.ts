@@ -3,10 +3,9 @@ import { Violation } from '../../wire/problems';
 import { toCents } from '../../wire/money';
 import { PaymentOrder } from '../../wire/payment-order';
 import { parseScenario, SCENARIO_METADATA_KEY } from './scenarios';
+import { ISO_4217 } from './iso4217';
 
 export type { Violation };
-
-const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
 
 export function businessViolations(order: PaymentOrder): Violation[] {
   const violations: Violation[] = [];
