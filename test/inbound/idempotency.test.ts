@@ -1,6 +1,7 @@
 // Profile section 6 (create idempotency) and section 5 (nothing stored for a rejected request).
 import { Bank } from '../../src/bank/bank';
 import { ManualClock } from '../../src/wire/clock';
+import { IdempotencyRepository } from '../../src/bank/store/idempotency';
 import { demo, DemoClient, newNonce, sampleOrder, startBank } from '../helpers/bank';
 import { ClientSession, makeTestClient, writeClientsFile } from '../helpers/clients';
 import {
@@ -301,6 +302,16 @@ describe('409 idempotency_in_progress (CREATE_LATENCY_MS 300, real time)', () =>
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.equals(first.body)).toBe(true);
+  });
+
+  it('a reservation left by a process that died (no one processing it) does not hold a retry: 200 at once', async () => {
+    const order = sampleOrder();
+    const idempotencyKey = idemKey();
+    // What a Bank killed during CREATE_LATENCY_MS leaves: the reservation, locked for another 30 s.
+    new IdempotencyRepository(bank.db).reserve(demo.client_id, idempotencyKey, 'fingerprint-of-the-lost-attempt', Date.now(), 30_300, 86_400_000, String(order.reference));
+    const answer = await send(JSON.stringify(order), idempotencyKey);
+    expect(answer.status).toBe(200);
+    expect(orderCount(bank, demo.client_id, order.reference as string)).toBe(1);
   });
 
   it('a different body under a key still in progress is 422', async () => {

@@ -11,6 +11,11 @@ export interface IdempotencyRecord {
 }
 
 export class IdempotencyRepository {
+  /**
+   * The reservations this process holds. One it does not hold was left by a process that stopped before it could
+   * finish it (a crash, a kill): nothing is processing it, so it counts as abandoned at once, not at locked_until.
+   */
+  private readonly heldHere = new Set<string>();
   private readonly findStmt;
   private readonly deleteStmt;
   private readonly reserveStmt;
@@ -46,9 +51,9 @@ export class IdempotencyRepository {
   find(clientId: string, key: string, nowMs: number): IdempotencyRecord | undefined {
     const record = this.findStmt.get(clientId, key) as IdempotencyRecord | undefined;
     if (!record) return undefined;
-    const abandoned = record.state === 'in_progress' && (record.lockedUntil ?? 0) <= nowMs;
+    const abandoned = record.state === 'in_progress' && ((record.lockedUntil ?? 0) <= nowMs || !this.heldHere.has(heldKey(clientId, key)));
     if (record.expiresAt <= nowMs || abandoned) {
-      this.deleteStmt.run(clientId, key);
+      this.release(clientId, key);
       return undefined;
     }
     return record;
@@ -57,6 +62,7 @@ export class IdempotencyRepository {
   /** `reference`: the order the key creates (a conformance run deletes its own orders' records by it). */
   reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number, reference: string | null = null): void {
     this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs, reference);
+    this.heldHere.add(heldKey(clientId, key));
   }
 
   /**
@@ -69,10 +75,12 @@ export class IdempotencyRepository {
 
   complete(clientId: string, key: string, statusCode: number, body: Buffer): void {
     this.completeStmt.run(statusCode, body, clientId, key);
+    this.heldHere.delete(heldKey(clientId, key));
   }
 
   release(clientId: string, key: string): void {
     this.deleteStmt.run(clientId, key);
+    this.heldHere.delete(heldKey(clientId, key));
   }
 
   pruneClient(clientId: string, nowMs: number): number {
@@ -82,4 +90,8 @@ export class IdempotencyRepository {
   prune(nowMs: number): number {
     return this.pruneStmt.run(nowMs).changes;
   }
+}
+
+function heldKey(clientId: string, key: string): string {
+  return `${clientId}\n${key}`;
 }
