@@ -35,7 +35,10 @@ export interface ConnectorCredentials {
 export interface BankAnswer {
   /** null when no HTTP answer came back (network error, timeout). */
   httpStatus: number | null;
+  /** The body as JSON (its text when it is not JSON); null for an empty body, or for the JSON literal null. */
   body: unknown;
+  /** Whether the answer had any body bytes: a 202 must have none (contract 4.1.1), not even `null`. */
+  hasBody?: boolean;
   retryAfterS: number | null;
   error: string | null;
 }
@@ -140,7 +143,7 @@ export class BankClient {
     if (answer.status === null) return { httpStatus: null, body: null, retryAfterS: null, error: answer.error };
     // A 401 means the Bank no longer takes our token: fetch a new one next time.
     if (answer.status === 401) this.tokens.clear();
-    return { httpStatus: answer.status, body: parseJson(answer.body), retryAfterS: retryAfterSeconds(answer.headers['retry-after']), error: null };
+    return { httpStatus: answer.status, body: parseJson(answer.body), hasBody: answer.body !== '', retryAfterS: retryAfterSeconds(answer.headers['retry-after']), error: null };
   }
 
   /**
@@ -192,7 +195,7 @@ export class BankClient {
     const now = this.clock.now();
     const context = { reference, http_status: answer.httpStatus };
     if (answer.httpStatus === 202) {
-      if (answer.body !== null) return this.invalidAnswer(reference, '202 with a body');
+      if (answer.hasBody) return this.invalidAnswer(reference, '202 with a body');
       this.logger.info('create accepted (202): awaiting the final status by callback', context);
       return this.store.applyStatus(reference, { status: 'AWAITING' }, 'create', now).status;
     }

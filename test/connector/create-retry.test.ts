@@ -140,6 +140,15 @@ describe('create retry against a scripted Bank', () => {
     ]);
   });
 
+  it.each([['{}', {}], ['the JSON literal null', null]])('a 202 with a body (%s) breaks contract 4.1.1: an alert, not AWAITING', async (_name, body) => {
+    const sent = order();
+    bank = await fakeBank([{ status: 202, body }]);
+    const { client, store } = harness(bank.url);
+    const result = await client.createOrder(sent);
+    expect(result.status).not.toBe('AWAITING');
+    expect(store.snapshot().alerts).toEqual([expect.objectContaining({ reference: sent.reference, message: expect.stringContaining('202 with a body') })]);
+  });
+
   it('no answer at all when the retries run out: the outcome is unknown, so the order is handed to reverse polling', async () => {
     const sent = order();
     bank = await fakeBank(['drop', 'drop', 'drop', 'drop']);
