@@ -39,6 +39,11 @@ const BODY_LIMIT = '1mb';
 /** The Content-Encodings the body reader (express.raw) decodes, besides identity. */
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
 const PULL_STATUSES = ['READY', 'INITIATED', 'PENDING'];
+/**
+ * Contract 4.2.1 states INITIATED or PENDING for the pull and its example sends READY; this Connector keeps an order
+ * waiting for the Bank as READY, so a pull for INITIATED gets the same orders (docs/profile-decisions.md).
+ */
+const STORED_PULL_STATUS: Record<string, string> = { INITIATED: 'READY' };
 /** A page size no store holds (SQLite's LIMIT takes a 64-bit integer). */
 const EVERY_ORDER = Number.MAX_SAFE_INTEGER;
 
@@ -165,8 +170,9 @@ export function buildConnectorApp(deps: ConnectorAppDeps): express.Express {
       const { status, limit, offset, offsetMs } = pullQuery(req);
       let from = offsetMs; // inclusive: orders at exactly the offset's instant come back
       if (flaws.has('exclusive_offset')) from = offsetMs + 1; // FLAW exclusive_offset: leaves out the orders at the offset's instant
-      let page = store.pullPage(status, from, limit);
-      if (flaws.has('ignores_limit')) page = store.pullPage(status, from, EVERY_ORDER); // FLAW ignores_limit: every matching order, whatever the limit
+      const stored = STORED_PULL_STATUS[status] ?? status;
+      let page = store.pullPage(stored, from, limit);
+      if (flaws.has('ignores_limit')) page = store.pullPage(stored, from, EVERY_ORDER); // FLAW ignores_limit: every matching order, whatever the limit
       if (page.orders.length === 0) {
         res.status(204).end();
         return;

@@ -101,6 +101,14 @@ describe('the pull is refused without the right token or signature', () => {
     expect(Object.keys(response.body.content[0]).sort()).toEqual(['creditors', 'currency', 'debtor', 'initiated_at', 'metadata', 'reason', 'reference', 'total_amount', 'type']);
   });
 
+  it('a pull for INITIATED (a status contract 4.2.1 states) gets the same orders as READY, the example\'s', async () => {
+    const initiated = target.replace('status=READY', 'status=INITIATED');
+    const headers = bankSignedHeaders(pair.bank.signer, 'pull', 'GET', initiated, '', clock);
+    const response = await pull({ ...headers, authorization: 'Bearer demo-pull-token' }, initiated);
+    expect(response.status).toBe(200);
+    expect(response.body.content.map((order: { reference: string }) => order.reference)).toEqual(['CONN-0001', 'CONN-0002', 'CONN-0003', 'CONN-0004', 'CONN-0005']);
+  });
+
   it('offset is inclusive and ties are ordered by reference; an empty page is 204 without a body', async () => {
     const shared = '/payment-orders?status=READY&limit=2&offset=2026-11-20T08:35:00Z';
     let response = await pull({ ...bankSignedHeaders(pair.bank.signer, 'pull', 'GET', shared, '', clock), authorization: 'Bearer demo-pull-token' }, shared);
