@@ -1,6 +1,7 @@
 // Business checks the schema cannot express (profile sections 8 and 9): positive amounts, exact totals, ISO 4217
 // currency, a scenario that parses.
 import { businessViolations } from '../../src/bank/domain/validation';
+import { orderViolations } from '../../src/bank/application/order-validation';
 import { ISO_4217, ISO_4217_CODES } from '../../src/bank/domain/iso4217';
 import { PaymentOrder } from '../../src/wire/payment-order';
 
@@ -127,5 +128,26 @@ describe('businessViolations: currency is a code of ISO 4217 List One, whatever 
         expect(everyThreeLetterCode.filter((currency) => fresh(order({ currency })).length === 0)).toEqual([...ISO_4217_CODES]);
       }
     });
+  });
+});
+
+describe('orderViolations: a creditor bank_code is 1 to 35 letters and digits (docs/profile-decisions.md)', () => {
+  const withBankCode = (bankCode: string) => ({
+    reference: 'BANK-CODE-1',
+    initiated_at: '2026-11-22T09:00:00Z',
+    reason: 'Invoice',
+    type: 'CREDIT_TRANSFER',
+    debtor: { name: 'Alice', iban: 'DE89370400440532013000' },
+    creditors: [{ name: 'Bob', iban: 'FR1420041010050500013M02606', bank_code: bankCode, amount: '1.00', reason: 'Invoice' }],
+    total_amount: '1.00',
+    currency: 'EUR',
+  });
+
+  it.each(['BNPAFRPP', 'DEUTDEFF500', '123456', 'A'.repeat(35)])('%s is accepted', (bankCode) => {
+    expect(orderViolations(withBankCode(bankCode))).toEqual([]);
+  });
+
+  it.each(['12-34-56', 'BNPA FRPP', '', 'A'.repeat(36)])('%j is body_invalid at /creditors/0/bank_code', (bankCode) => {
+    expect(orderViolations(withBankCode(bankCode))).toEqual([expect.objectContaining({ path: '/creditors/0/bank_code' })]);
   });
 });
