@@ -271,9 +271,9 @@ describe('batch callbacks', () => {
 });
 
 describe('strict mode', () => {
-  /** What the Bank logged, at warn, of the Connectors it will not call back. */
+  /** What the Bank logged, at warn, of the Connectors it will neither pull nor call back. */
   const refusalWarnings = (warn: jest.SpyInstance) =>
-    (warn.mock.calls as unknown as [string, Record<string, unknown>][]).filter(([message]) => message.startsWith('callbacks to this Connector will not be sent')).map(([, meta]) => meta);
+    (warn.mock.calls as unknown as [string, Record<string, unknown>][]).filter(([message]) => message.startsWith('this Connector is neither pulled nor called back in strict mode')).map(([, meta]) => meta);
 
   it('says at start which Connectors it will not call back over http://, and says nothing of the kind in relaxed mode', async () => {
     for (const sandboxMode of ['strict', 'relaxed'] as const) {
@@ -319,8 +319,8 @@ describe('strict mode', () => {
 
   it('does not send callbacks to an http:// Connector, and records why', async () => {
     const { bank, fake } = await bankWithFakeConnector({ sandboxMode: 'strict', adminToken: 'admin-secret-token' });
-    fake.orders = [connectorOrder('STRICT-1', '2026-11-20T00:00:00Z')];
-    await bank.outbound.poller.runCycle();
+    expect((await new DemoClient(bank).create(sampleOrder({ metadata: { sandbox_scenario: 'ASYNC:0:SUCCESS' } }))).status).toBe(202);
+    bank.outbound.settlement.tick();
     await bank.outbound.dispatcher.runOnce();
     expect(fake.callbacks).toHaveLength(0);
     const error = bank.db.prepare('SELECT error FROM callback_attempts').pluck().get() as string;
@@ -333,5 +333,22 @@ describe('strict mode', () => {
     await bank.outbound.stop(1000);
     bank.close();
     await fake.stop();
+  });
+
+  it('does not pull from an http:// Connector in strict mode: a pulled order must be called back (contract section 1)', async () => {
+    const { bank, fake } = await bankWithFakeConnector({ sandboxMode: 'strict', adminToken: 'admin-secret-token' });
+    try {
+      fake.orders = [connectorOrder('STRICT-1', '2026-11-20T00:00:00Z')];
+      expect(await bank.outbound.poller.runCycle()).toEqual([]);
+      const asked = await request(bank.app).post('/sandbox/clients/demo-connector/poll').set('authorization', 'Bearer admin-secret-token');
+      expect(asked.status).toBe(200);
+      expect(asked.body).toMatchObject({ outcome: 'error', accepted: 0, error: expect.stringContaining('neither pulls from nor calls back an http:// Connector') });
+      expect(fake.pulls).toHaveLength(0);
+      expect(bank.db.prepare('SELECT COUNT(*) FROM orders').pluck().get()).toBe(0);
+    } finally {
+      await bank.outbound.stop(1000);
+      bank.close();
+      await fake.stop();
+    }
   });
 });

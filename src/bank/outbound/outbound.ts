@@ -76,7 +76,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
 
   deps.outboxWriter.onQueued(wake);
 
-  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events, deps.faults);
+  const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events, deps.faults, allowPlainHttp);
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
@@ -98,7 +98,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       const refusal = plainHttpRefusal(url, allowPlainHttp);
       if (!refusal || warnedRefusals.get(clientId) === url) continue;
       warnedRefusals.set(clientId, url);
-      logger.warn('callbacks to this Connector will not be sent (its pull is not affected)', { client_id: clientId, url, reason: refusal });
+      logger.warn('this Connector is neither pulled nor called back in strict mode (a pulled order must be called back)', { client_id: clientId, url, reason: refusal });
     }
   };
   connectors.onChange(ensurePollSchedule);

@@ -9,6 +9,7 @@ import { PageOutcome, PulledOrders } from '../application/pulled-orders';
 import { answerJson, HttpAnswer } from '../../wire/signed-client';
 import { ConnectorClient } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
+import { plainHttpRefusal } from './dispatcher';
 
 export interface PollReport {
   clientId: string;
@@ -37,12 +38,24 @@ export class Poller {
     private readonly events: EventSink = NO_EVENTS,
     /** Clients' fault profiles: a pull may be sent twice or badly signed (conformance.md section 4). */
     private readonly faults?: FaultProfiles,
+    /** Relaxed mode: http:// Connectors are pulled and called back; strict mode does neither (pullRefusal). */
+    private readonly allowPlainHttp = true,
   ) {}
+
+  /**
+   * Contract section 1, rule 2: callbacks are mandatory whenever the Bank pulls, or a pulled order stays READY or
+   * PENDING at the Connector for good. Strict mode calls no http:// Connector back (profile section 4), so it pulls
+   * none either.
+   */
+  pullRefusal(connector: ConnectorClient): string | null {
+    if (plainHttpRefusal(connector.settings.baseUrl, this.allowPlainHttp) === null) return null;
+    return 'refused: strict mode neither pulls from nor calls back an http:// Connector (a pulled order must be called back, contract section 1); use https:// or SANDBOX_MODE=relaxed';
+  }
 
   /** One pull cycle over every polling Connector. Cycles never overlap: a call during a cycle joins it. */
   runCycle(): Promise<PollReport[]> {
     if (!this.cycle) {
-      const polling = this.connectors.pullable();
+      const polling = this.connectors.pullable().filter((connector) => this.pullRefusal(connector) === null);
       this.cycle = Promise.all(polling.map((connector) => this.pollConnector(connector))).finally(() => {
         this.cycle = null;
       });
@@ -52,7 +65,8 @@ export class Poller {
 
   /** One Connector's pull, page after page; `poll.completed` tells the live events what it got. */
   async pollConnector(connector: ConnectorClient): Promise<PollReport> {
-    const report = await this.pullPages(connector);
+    const refusal = this.pullRefusal(connector);
+    const report = refusal === null ? await this.pullPages(connector) : this.refused(connector, refusal);
     const { clientId, pages, accepted, duplicates, rejected, cursor, outcome, error } = report;
     this.events.publish('poll.completed', clientId, { client_id: clientId, pages, accepted, duplicates, rejected, cursor, outcome, error: error ?? null });
     return report;
@@ -96,6 +110,12 @@ export class Poller {
       }
     }
     return report;
+  }
+
+  private refused(connector: ConnectorClient, error: string): PollReport {
+    const { clientId } = connector.settings;
+    const cursor = this.pulled.cursor(clientId) ?? this.startOffset;
+    return { clientId, pages: 0, accepted: 0, duplicates: 0, rejected: 0, cursor, outcome: 'error', error };
   }
 
   private failed(report: PollReport, error: string): PollReport {
