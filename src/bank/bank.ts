@@ -192,7 +192,9 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   };
   const faults = new FaultProfiles(new ClientFaultRepository(db), clock, logger);
   const outbound = createOutbound({ config, connectors, book, outboxWriter, pulledOrders, messages, clocks, logger, events: observedEvents, faults });
-  const testClocks = new TestClocks(clocks, book, idempotency, outbound.dispatcher, observedEvents);
+  const testClocks = new TestClocks(clocks, book, idempotency, outbound.dispatcher, observedEvents, logger);
+  // An advance a crash cut short finishes once its deliveries can go; it logs its own failure.
+  outbound.afterStart(() => void testClocks.resumeUnfinished());
   const publishedKeys = new PublishedKeys(signer.publicJwk);
   const conformance = new ConformanceRuns({
     db, repo: new ConformanceRunRepository(db), connectors, book, journal, events: eventLog, signer, clock, logger,

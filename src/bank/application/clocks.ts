@@ -8,6 +8,8 @@ import { TestClockRepository } from '../store/client-controls';
 export class ClientClocks {
   private readonly frozen = new Map<string, number>();
   private readonly attachedAt = new Map<string, number>();
+  /** Targets of advances under way, or cut short by a crash (stored, so that the next start finishes them). */
+  private readonly targets = new Map<string, number>();
   private readonly views = new Map<string, Clock>();
 
   constructor(
@@ -18,6 +20,7 @@ export class ClientClocks {
     for (const row of store.all()) {
       this.frozen.set(row.clientId, row.nowMs);
       this.attachedAt.set(row.clientId, row.attachedAt);
+      if (row.advancingTo !== null) this.targets.set(row.clientId, row.advancingTo);
     }
   }
 
@@ -55,20 +58,49 @@ export class ClientClocks {
     this.attachedAt.set(clientId, attachedAt);
   }
 
-  /** Moves an attached clock (forward only: the caller checks). */
-  set(clientId: string, nowMs: number): void {
+  /** Moves an attached clock (forward only: the caller checks); false when it was detached meanwhile. */
+  set(clientId: string, nowMs: number): boolean {
+    if (!this.isClocked(clientId)) return false;
     this.attach(clientId, nowMs);
+    return true;
   }
 
+  /** Where the advance under way (or cut short by a crash) is moving this clock; null when none is. */
+  advancingTo(clientId: string): number | null {
+    return this.targets.get(clientId) ?? null;
+  }
+
+  /** Clocks with an advance's target stored: at start, before any advance runs, those a crash cut short. */
+  unfinishedAdvances(): { clientId: string; nowMs: number; targetMs: number }[] {
+    return [...this.targets].map(([clientId, targetMs]) => ({ clientId, nowMs: this.now(clientId), targetMs }));
+  }
+
+  /** Stores an advance's target before it fires anything. */
+  beginAdvance(clientId: string, targetMs: number): void {
+    this.store.saveTarget(clientId, targetMs);
+    this.targets.set(clientId, targetMs);
+  }
+
+  /** Moves the clock to its advance's target and forgets the target together; false when it was detached meanwhile. */
+  finishAdvance(clientId: string, targetMs: number): boolean {
+    if (!this.isClocked(clientId)) return false;
+    this.store.saveReached(clientId, targetMs);
+    this.frozen.set(clientId, targetMs);
+    this.targets.delete(clientId);
+    return true;
+  }
+
+  /** Back to the Bank's clock; an advance's stored target goes with the clock. */
   detach(clientId: string): boolean {
     this.frozen.delete(clientId);
     this.attachedAt.delete(clientId);
+    this.targets.delete(clientId);
     return this.store.remove(clientId);
   }
 
   /** After a reset deleted the rows: forget clocks the store no longer has. */
   reload(): void {
     const kept = new Set(this.store.all().map((row) => row.clientId));
-    for (const clientId of [...this.frozen.keys()]) if (!kept.has(clientId)) (this.frozen.delete(clientId), this.attachedAt.delete(clientId));
+    for (const clientId of [...this.frozen.keys()]) if (!kept.has(clientId)) (this.frozen.delete(clientId), this.attachedAt.delete(clientId), this.targets.delete(clientId));
   }
 }

@@ -1,8 +1,11 @@
 // Test clocks as a use case (control-plane.md section 3): attach, detach, and advance a client's clock, firing
 // everything due up to the new time in time order before answering: settlements (each with its outgoing
 // message, in its own transaction), callback deliveries and their retries, dead messages, idempotency expiry.
-// The clock is saved before each step, so a crash mid-advance leaves every order before or after its
-// transition, never half: the rest fires on the next advance or poll.
+// An advance stores its target before it fires anything, and the clock is saved before each step, so a crash
+// mid-advance leaves every order before or after its transition, never half, and the clock short of a target
+// that is still stored: the next start finishes that advance (resumeUnfinished), and any advance asked for
+// before then finishes it first. The target is cleared in the statement that sets the clock to it.
+import type { Logger } from 'winston';
 import { formatInstant } from '../../wire/rfc3339';
 import { IdempotencyRepository } from '../store/idempotency';
 import { ClientClocks } from './clocks';
@@ -44,6 +47,11 @@ export interface ClockedDeliveries {
 /** One advance may fire at most this many steps (a guard against a schedule that never moves forward). */
 const MAX_STEPS = 100_000;
 
+/** A detach during an advance wins: the advance stops rather than attach the clock again. */
+function detachedDuring(clientId: string): ClockBackwardsError {
+  return new ClockBackwardsError(`the test clock of ${clientId} was detached during the advance`);
+}
+
 export class TestClocks {
   private readonly running = new Map<string, Promise<unknown>>();
 
@@ -53,6 +61,7 @@ export class TestClocks {
     private readonly idempotency: IdempotencyRepository,
     private readonly deliveries: ClockedDeliveries,
     private readonly events: EventSink,
+    private readonly logger: Logger,
   ) {}
 
   view(clientId: string): ClockView | undefined {
@@ -68,32 +77,82 @@ export class TestClocks {
     return this.view(clientId) as ClockView;
   }
 
-  /** Back to the Bank's clock; false when no clock was attached. */
+  /** Back to the Bank's clock; false when no clock was attached. An advance's stored target goes with it. */
   detach(clientId: string): boolean {
     return this.clocks.detach(clientId);
   }
 
-  /** Advances one client's clock to `targetMs`; advances of the same client run one after another. */
+  /**
+   * Advances one client's clock to `targetMs`, once an advance a crash cut short is finished; advances of the same
+   * client run one after another.
+   */
   advance(clientId: string, targetMs: number): Promise<AdvanceReport> {
+    return this.oneAtATime(clientId, async () => {
+      await this.finishUnfinished(clientId);
+      return this.advanceNow(clientId, targetMs);
+    });
+  }
+
+  /**
+   * Advances by `ms` from where the clock stands when this advance's turn comes: after the advances before it, and
+   * after one a crash cut short (which was asked for, so it ends at its own target first).
+   */
+  advanceBy(clientId: string, ms: number): Promise<AdvanceReport> {
+    return this.oneAtATime(clientId, async () => {
+      await this.finishUnfinished(clientId);
+      return this.advanceNow(clientId, this.clocks.now(clientId) + ms);
+    });
+  }
+
+  /**
+   * At start, once deliveries can go: every advance a crash cut short runs on to its stored target, in the
+   * background. Resolves when they have ended; a failure is logged, and its target stays for the next advance or start.
+   */
+  resumeUnfinished(): Promise<void> {
+    const resumed = this.clocks
+      .unfinishedAdvances()
+      // An advance already running for the client finishes the stored one before its own.
+      .filter(({ clientId }) => !this.running.has(clientId))
+      .map(({ clientId, nowMs, targetMs }) => {
+        this.logger.info('resuming an interrupted clock advance', { client_id: clientId, from: formatInstant(nowMs), to: formatInstant(targetMs) });
+        return this.oneAtATime(clientId, () => this.finishUnfinished(clientId)).catch((error: Error) =>
+          this.logger.error('resuming an interrupted clock advance failed; its target stays stored', { client_id: clientId, error: error.message }),
+        );
+      });
+    return Promise.all(resumed).then(() => undefined);
+  }
+
+  /** Runs `work` after the client's advances before it (whatever their outcome). */
+  private oneAtATime<T>(clientId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.running.get(clientId) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.advanceNow(clientId, targetMs));
+    const run = previous.catch(() => undefined).then(work);
     this.running.set(clientId, run);
     return run.finally(() => {
       if (this.running.get(clientId) === run) this.running.delete(clientId);
     });
   }
 
+  /** Ends an advance a crash (or a failure) cut short at its stored target; its report had nobody to go to. */
+  private async finishUnfinished(clientId: string): Promise<void> {
+    const targetMs = this.clocks.advancingTo(clientId);
+    if (targetMs === null) return;
+    // A re-attach may have moved the clock past that target meanwhile: then the advance ends where the clock is.
+    await this.advanceNow(clientId, Math.max(targetMs, this.clocks.now(clientId)));
+  }
+
   private async advanceNow(clientId: string, targetMs: number): Promise<AdvanceReport> {
     const from = this.clocks.get(clientId);
     if (!from) throw new ClockBackwardsError(`client ${clientId} has no test clock`);
     if (targetMs < from.nowMs) throw new ClockBackwardsError(`the clock of ${clientId} is at ${formatInstant(from.nowMs)}; ${formatInstant(targetMs)} would move it back`);
+    // Before anything fires: from here until the clock reaches it, a crash leaves the target for the next start.
+    this.clocks.beginAdvance(clientId, targetMs);
     const fired: FiredItem[] = [];
     let deliveriesStuck = false;
     for (let step = 0; step < MAX_STEPS; step += 1) {
       const next = this.nextDue(clientId, deliveriesStuck);
       if (next === null || next > targetMs) break;
       const at = Math.max(next, this.clocks.now(clientId));
-      this.clocks.set(clientId, at);
+      if (!this.clocks.set(clientId, at)) throw detachedDuring(clientId);
       for (const order of this.book.settleDueOf(clientId)) fired.push({ at: formatInstant(at), kind: 'settlement', reference: order.reference, status: order.status });
       const attempts = await this.deliveries.deliverFor(clientId);
       if (attempts > 0) fired.push({ at: formatInstant(at), kind: 'delivery', attempts });
@@ -102,8 +161,9 @@ export class TestClocks {
       const stillDue = attempts === 0 ? this.deliveries.nextDueFor(clientId) : null;
       if (stillDue !== null && stillDue <= at) deliveriesStuck = true;
     }
-    this.clocks.set(clientId, targetMs);
+    // Pruning again after a crash is harmless; the clock and its cleared target are then stored together.
     const expired = this.idempotency.pruneClient(clientId, targetMs);
+    if (!this.clocks.finishAdvance(clientId, targetMs)) throw detachedDuring(clientId);
     const report: AdvanceReport = { client_id: clientId, from: formatInstant(from.nowMs), to: formatInstant(targetMs), fired, idempotency_records_expired: expired };
     this.events.publish('clock.advanced', clientId, { client_id: clientId, from: report.from, to: report.to, fired: fired.length });
     return report;

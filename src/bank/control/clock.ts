@@ -54,12 +54,13 @@ export const clockArea: ControlArea = (router, deps) => {
   router.post('/clients/:id/clock/advance', async (req, res) => {
     parseQuery(req, {});
     const clientId = knownClient(deps, req.params.id);
-    const current = attachedClock(deps, clientId);
+    attachedClock(deps, clientId);
     const body = controlBody<{ seconds?: number; to?: string }>(req, 'clock-advance');
-    const target = body.to !== undefined ? parseInstant(body.to) : Date.parse(current.now) + Math.round((body.seconds ?? 0) * 1000);
+    const target = body.to !== undefined ? parseInstant(body.to) : undefined;
     if (target === null) throw new ProblemError('body_invalid', 'to must be an RFC 3339 UTC instant', { errors: [{ path: '/to', message: 'must be an RFC 3339 UTC instant ending in Z' }] });
     try {
-      const report = await deps.testClocks.advance(clientId, target);
+      // `seconds` counts from where the clock stands when this advance's turn comes (after an unfinished one).
+      const report = await (target === undefined ? deps.testClocks.advanceBy(clientId, Math.round((body.seconds ?? 0) * 1000)) : deps.testClocks.advance(clientId, target));
       requestLog(deps.logger, res).info('test clock advanced', { client_id: clientId, from: report.from, to: report.to, fired: report.fired.length });
       res.json(report);
     } catch (error) {

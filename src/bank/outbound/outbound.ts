@@ -39,6 +39,8 @@ export interface Outbound {
   /** Runs a dispatch pass soon (after a redelivery, a resume). */
   wake(): void;
   start(): void;
+  /** Runs `work` at the end of start, when deliveries can go (a test clock advance a crash cut short resumes). */
+  afterStart(work: () => void): void;
   /** Stops timers and new work at once (used when the store closes). */
   halt(): void;
   stop(timeoutMs: number): Promise<void>;
@@ -81,6 +83,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   let pollTask: ScheduledTask | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
   let started = false;
+  const startedWork: (() => void)[] = [];
   // The pull is scheduled once some Connector polls, at start or when one is registered later.
   const ensurePollSchedule = () => {
     if (!started || halted || pollTask || config.pollCron === 'off' || !connectors.all().some((connector) => connector.settings.poll)) return;
@@ -116,6 +119,10 @@ export function createOutbound(deps: OutboundDeps): Outbound {
         poll_cron: config.pollCron,
       });
       warnRefusedCallbacks();
+      for (const work of startedWork) work();
+    },
+    afterStart(work) {
+      startedWork.push(work);
     },
     halt() {
       halted = true;

@@ -309,4 +309,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE orders ADD COLUMN accepted_cause TEXT;
     `,
   },
+  {
+    version: 13,
+    name: "a test clock advance's target, kept until it is reached",
+    sql: `
+      -- The time an advance in progress is moving the clock to (control-plane.md section 3), stored before it fires
+      -- anything and cleared in the statement that sets now_ms to it: a crash mid-advance leaves it, and the next
+      -- start finishes that advance. NULL when no advance is under way.
+      ALTER TABLE test_clocks ADD COLUMN advancing_to INTEGER;
+    `,
+  },
 ];
