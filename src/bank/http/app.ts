@@ -21,6 +21,7 @@ import { withStableShapes } from '../../wire/stable-shapes';
 import { openApiRoutes } from './openapi/routes';
 import { dashboardRoutes } from './dashboard';
 import type { HttpMetrics } from '../observability/metrics';
+import { answeredStatus } from '../observability/request-metrics';
 
 const STATUS_PATH = /^\/payment-orders\/([^/]+)\/status$/;
 
@@ -73,13 +74,16 @@ function accessLog(logger: Logger) {
     res.setHeader('X-Request-Id', requestId);
     const refusal = missingHost(req);
     if (!logger.isLevelEnabled('info')) return next(refusal);
-    res.on('finish', () => {
+    // Taken now: a mounted router (/sandbox, the token endpoint's) strips its prefix from req.path while it runs.
+    const path = req.originalUrl.split('?')[0];
+    // On `close`, which follows every response: `finish` never comes for one the client ends (an event stream).
+    res.on('close', () => {
       const exchange = res.locals.exchange as Exchange | undefined;
       logger.info('request', {
         request_id: requestId,
         method: req.method,
-        path: req.path,
-        status: res.statusCode,
+        path,
+        status: answeredStatus(res),
         ms: Number(process.hrtime.bigint() - started) / 1e6,
         client_id: exchange?.client?.id,
         code: res.locals.problemCode,

@@ -1,7 +1,7 @@
 // Requests as /metrics counts them: by route pattern (never the raw path, whose order ids would make the label
 // set unbounded), method and status, with their latency; and refusals by problem code.
 //
-// On the hot path (a signed create) the cost is one listener on `finish`, three Map lookups to reach the series
+// On the hot path (a signed create) the cost is one listener on `close`, three Map lookups to reach the series
 // bound once for that route, method and status, and two additions (tallies.ts: prom-client writes them at a scrape).
 import type { NextFunction, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
@@ -23,10 +23,22 @@ interface RouteLocals {
   problemCode?: unknown;
 }
 
-/** Put first among a mounted router's handlers: `/sandbox` routes are then labelled `/sandbox/orders/...`. */
+/**
+ * Put first among a mounted router's handlers: `/sandbox` routes are then labelled `/sandbox/orders/...`. In lower
+ * case, as the mount path is written: express matches `/SANDBOX` too, and the request's spelling of it must not
+ * become a label value of its own.
+ */
 export function markRouteBase(req: Request, res: Response, next: NextFunction): void {
-  res.locals.routeBase = req.baseUrl;
+  res.locals.routeBase = req.baseUrl.toLowerCase();
   next();
+}
+
+/** The status of a request the client gave up on before any answer went out (nginx's code for it). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** The status a response ended with, for the metrics and the access log (read on `close`). */
+export function answeredStatus(res: Response): number {
+  return res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
 }
 
 /**
@@ -85,9 +97,10 @@ export class RequestMetrics {
     function answered(this: Response): void {
       metrics.record(this);
     }
+    // On `close`, which follows every response: `finish` never comes for one the client ends (an event stream).
     this.middleware = (_req, res, next) => {
       (res.locals as RouteLocals).metricsStartedAt = performance.now();
-      res.on('finish', answered);
+      res.on('close', answered);
       next();
     };
   }
@@ -95,7 +108,7 @@ export class RequestMetrics {
   private record(res: Response): void {
     const locals = res.locals as RouteLocals;
     const seconds = (performance.now() - (locals.metricsStartedAt ?? performance.now())) / 1000;
-    const series = this.seriesOf(routeLabel(res.req, res), res.req.method, res.statusCode);
+    const series = this.seriesOf(routeLabel(res.req, res), res.req.method, answeredStatus(res));
     series.requests.inc();
     series.duration.observe(seconds);
     if (typeof locals.problemCode === 'string') this.refusalOf(locals.problemCode).inc();
