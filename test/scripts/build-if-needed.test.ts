@@ -26,6 +26,13 @@ describe('build-if-needed without sources (the Docker image)', () => {
     expect([result.status, result.stderr]).toEqual([0, '']);
   });
 
+  it('required by another script (scripts/pki.js, new-client.js), lets that script go on', () => {
+    const dir = installedBuild(true);
+    fs.writeFileSync(path.join(dir, 'scripts', 'pki.js'), "require('./build-if-needed.js');\nprocess.stdout.write('issued');\n");
+    const result = spawnSync(process.execPath, [path.join(dir, 'scripts', 'pki.js')], { cwd: dir, encoding: 'utf8' });
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, 'issued', '']);
+  });
+
   it('fails with a message when there is no dist/ either', () => {
     const result = run(installedBuild(false));
     expect(result.status).toBe(1);
