@@ -55,6 +55,14 @@ describe('the access log and the request metrics', () => {
     expect(accessLines(`/sandbox/orders/${demo.client_id}/NOPE`)).toEqual([expect.objectContaining({ method: 'GET', status: 404, code: 'not_found' })]);
   });
 
+  it('names the client on a rejection line: the X-Client-Id claimed, before any authentication', async () => {
+    const refused = await request(bank.app).post('/payment-orders').set({ 'x-client-id': demo.client_id, 'content-type': 'application/json' }).send('{}');
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const requestId = refused.headers['x-request-id'];
+    await waitFor(() => lines.some((line) => line.message === 'request rejected' && line.request_id === requestId), 5_000, 'the rejection line');
+    expect(lines.find((line) => line.message === 'request rejected' && line.request_id === requestId)).toMatchObject({ client_id: demo.client_id, code: refused.body.code });
+  });
+
   it('logs and counts an event stream the client closed', async () => {
     await new Promise<void>((resolve, reject) => {
       const req = http.get({ port, host: '127.0.0.1', path: '/sandbox/events' }, (res) => {

@@ -115,6 +115,25 @@ describe('callback delivery', () => {
     expect(dead.body.data[0].last_error).toBe('HTTP 503');
   });
 
+  it('logs each failed attempt and the death of a message at warn, with the client and the order references', async () => {
+    bank.close();
+    await fake.stop();
+    const logger = createLogger('error', true);
+    const warn = jest.spyOn(logger, 'warn');
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.01], retryHorizonS: 1 }, { logger }));
+    fake.behaviour = (kind) => (kind === 'pull' ? null : 503);
+    fake.orders = [connectorOrder('DEAD-LOG-1', '2026-11-20T00:00:00Z')];
+    await bank.outbound.poller.runCycle();
+    await waitFor(() => {
+      void bank.outbound.dispatcher.runOnce();
+      return (bank.db.prepare("SELECT COUNT(*) FROM callbacks WHERE state = 'dead'").pluck().get() as number) === 1;
+    }, 10_000, 'a dead callback');
+    const logged = (warn.mock.calls as unknown as [string, Record<string, unknown>][]).filter(([message]) => message.startsWith('callback'));
+    const expected = expect.objectContaining({ client_id: 'demo-connector', references: ['DEAD-LOG-1'], error: 'HTTP 503', kind: 'unit' });
+    expect(logged.filter(([message]) => message === 'callback attempt failed').map(([, meta]) => meta)).toEqual(expect.arrayContaining([expected]));
+    expect(logged.filter(([message]) => message.startsWith('callback dead')).map(([, meta]) => meta)).toEqual([expected]);
+  });
+
   it('records an invalid order in a page as rejected and keeps going', async () => {
     fake.orders = [
       connectorOrder('GOOD-1', '2026-11-20T00:00:01Z'),

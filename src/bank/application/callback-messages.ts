@@ -13,6 +13,9 @@ export const BATCH_CALLBACK_PATH = '/callbacks/orders/status/batch';
 
 export type CallbackMode = 'unit' | 'batch' | 'auto';
 
+/** A message's state after an attempt (the outbox's states). */
+export type MessageState = CallbackRow['state'];
+
 /** Where and how one Connector is called back. */
 export interface CallbackTarget {
   clientId: string;
@@ -134,10 +137,8 @@ export class CallbackMessages {
    * Records a pass's attempts in one transaction (one commit per pass, not per callback). A crash before that
    * commit only means a redelivery with the same key and bytes.
    */
-  recordAttempts(outcomes: readonly AttemptOutcome[]): void {
-    this.db.transaction(() => {
-      for (const outcome of outcomes) this.recordAttempt(outcome);
-    })();
+  recordAttempts(outcomes: readonly AttemptOutcome[]): MessageState[] {
+    return this.db.transaction(() => outcomes.map((outcome) => this.recordAttempt(outcome)))();
   }
 
   /**
@@ -202,7 +203,8 @@ export class CallbackMessages {
     );
   }
 
-  private recordAttempt({ callback, startedAt, endedAt, response }: AttemptOutcome): void {
+  /** Records one attempt; returns the message's state after it. */
+  private recordAttempt({ callback, startedAt, endedAt, response }: AttemptOutcome): MessageState {
     const attempt = callback.attempts + 1;
     const error = attemptError(response);
     this.outbox.recordAttempt({
@@ -221,17 +223,21 @@ export class CallbackMessages {
     // this message's retry (or its delivery time) later.
     const attemptEnd = endedAt;
     if (error === null) {
-      if (callback.copiesLeft > 1) this.outbox.markResend(callback.id, attemptEnd);
-      else {
-        this.outbox.markDelivered(callback.id, attemptEnd);
-        this.events.publish('callback.delivered', callback.clientId, event);
+      if (callback.copiesLeft > 1) {
+        this.outbox.markResend(callback.id, attemptEnd);
+        return 'pending';
       }
-      return;
+      this.outbox.markDelivered(callback.id, attemptEnd);
+      this.events.publish('callback.delivered', callback.clientId, event);
+      return 'delivered';
     }
     const retryAt = nextAttemptAt(this.settings.retry, attempt, callback.createdAt, attemptEnd, Math.random);
     if (retryAt === null) {
       this.outbox.markDead(callback.id, error);
       this.events.publish('callback.dead', callback.clientId, event);
-    } else this.outbox.scheduleRetry(callback.id, retryAt, error);
+      return 'dead';
+    }
+    this.outbox.scheduleRetry(callback.id, retryAt, error);
+    return 'pending';
   }
 }

@@ -105,12 +105,17 @@ const problemJson: ProblemFormat = (problem, req, requestId) => ({
 
 const oauthJson: ProblemFormat = (problem, _req, requestId) => ({ contentType: 'application/json', body: oauthErrorBody(problem, requestId), headers: { ...TOKEN_NO_STORE } });
 
+/** The client a refused request came from: the authenticated one, else the X-Client-Id it claimed, else null. */
+function refusedClientId(req: Request, res: Response): string | null {
+  const exchange = res.locals.exchange as Exchange | undefined;
+  const claimed = req.headers['x-client-id'];
+  return exchange?.client?.id ?? (typeof claimed === 'string' ? claimed : null);
+}
+
 /** `request.refused` for the live events: the code, and the ids to find the exchange in the journal. */
 function publishRefusal(events: EventSink | undefined, problem: ProblemError, req: Request, res: Response, requestId: string): void {
   if (!events) return;
-  const exchange = res.locals.exchange as Exchange | undefined;
-  const claimed = req.headers['x-client-id'];
-  const clientId = exchange?.client?.id ?? (typeof claimed === 'string' ? claimed : null);
+  const clientId = refusedClientId(req, res);
   const data: Record<string, unknown> = { code: problem.code, method: req.method, path: req.originalUrl.split('?')[0], request_id: requestId };
   if (typeof res.locals.journalId === 'number') data.journal_id = res.locals.journalId;
   events.publish('request.refused', clientId, data);
@@ -122,7 +127,7 @@ function renderProblem(logger: Logger, format: ProblemFormat = problemJson, even
     let problem: ProblemError;
     if (error instanceof ProblemError) {
       problem = error;
-      logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
+      logger.info('request rejected', { request_id: requestId, client_id: refusedClientId(req, res) ?? undefined, code: problem.code, detail: problem.detail });
     } else {
       problem = new ProblemError('internal', 'the bank failed to process this request; it has been logged under this request_id');
       logger.error('unhandled error', { request_id: requestId, error: (error as Error)?.stack ?? String(error) });

@@ -1,7 +1,7 @@
 // Sends the outbox's due messages to each Connector with bounded concurrency. Freezing messages and recording
 // attempts (with their retry schedule) are the application's CallbackMessages; this is the network half.
 import type { Logger } from 'winston';
-import { attemptError, AttemptOutcome, CallbackMessages, UNIT_CALLBACK_PATH } from '../application/callback-messages';
+import { attemptError, AttemptOutcome, CallbackMessages, MessageState, UNIT_CALLBACK_PATH } from '../application/callback-messages';
 import { ClientClocks } from '../application/clocks';
 import { FaultProfiles } from '../application/fault-profiles';
 import { unitCallbackBody, unitIdempotencyKey } from '../domain/callbacks';
@@ -9,6 +9,7 @@ import { AttemptFaults, CLEAN_ATTEMPT } from '../domain/faults';
 import { CallbackRow } from '../store/outbox';
 import { ConnectorClient, ConnectorResponse } from './connector-client';
 import { ConnectorDirectory } from './connector-directory';
+import { parseJsonText } from '../../wire/json-text';
 
 export { BATCH_CALLBACK_PATH, UNIT_CALLBACK_PATH } from '../application/callback-messages';
 
@@ -145,8 +146,8 @@ export class Dispatcher {
   }
 
   private record(outcomes: AttemptOutcome[]): void {
-    this.messages.recordAttempts(outcomes);
-    for (const outcome of outcomes) this.logOutcome(outcome.callback, outcome.response);
+    const states = this.messages.recordAttempts(outcomes);
+    outcomes.forEach((outcome, index) => this.logOutcome(outcome.callback, outcome.response, states[index]));
   }
 
   /** One attempt; once it delivered the message, the conflicting finals its fault profile asks for. */
@@ -194,11 +195,23 @@ export class Dispatcher {
     return connector.postCallback(callback.url, callback.idempotencyKey, callback.body, faults);
   }
 
-  private logOutcome(callback: CallbackRow, response: ConnectorResponse): void {
+  private logOutcome(callback: CallbackRow, response: ConnectorResponse, state: MessageState): void {
     const attempt = callback.attempts + 1;
     const error = attemptError(response);
-    const context = { callback_id: callback.id, kind: callback.kind, idempotency_key: callback.idempotencyKey, attempt, status: response.status, latency_ms: response.latencyMs };
-    if (error === null) this.logger.debug('callback delivered', context);
-    else this.logger.warn('callback attempt failed', { ...context, error });
+    const context = { client_id: callback.clientId, callback_id: callback.id, kind: callback.kind, idempotency_key: callback.idempotencyKey, attempt, status: response.status, latency_ms: response.latencyMs };
+    if (error === null) {
+      this.logger.debug('callback delivered', context);
+      return;
+    }
+    const failed = { ...context, references: callbackReferences(callback), error };
+    if (state === 'dead') this.logger.warn('callback dead: no attempt is left within RETRY_HORIZON_S (POST /sandbox/callbacks/{callback_id}/redeliver sends it again)', failed);
+    else this.logger.warn('callback attempt failed', failed);
   }
+}
+
+/** The order references a callback reports (read from its body, on failures only): what an operator searches by. */
+function callbackReferences(callback: CallbackRow): string[] {
+  const parsed = parseJsonText(callback.body.toString('utf8')) as { reference?: unknown; orders?: { reference?: unknown }[] } | undefined;
+  const references = callback.kind === 'unit' ? [parsed?.reference] : (parsed?.orders ?? []).map((order) => order.reference);
+  return references.filter((reference): reference is string => typeof reference === 'string');
 }
