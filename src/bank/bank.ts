@@ -82,6 +82,8 @@ export interface Bank {
   journal: Journal;
   /** Conformance runs against clients' Connectors (conformance.md). */
   conformance: ConformanceRuns;
+  /** What GET /metrics exposes. */
+  metrics: BankMetrics;
   housekeeping(): void;
   close(): void;
 }
@@ -221,7 +223,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
     if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
   };
   return {
-    config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal, conformance,
+    config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal, conformance, metrics,
     close: () => {
       outbound.halt();
       jwksFetcher.close();

@@ -16,10 +16,6 @@ import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 
-/**
- * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
- * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx.
- */
 /** How often a stopping server closes the keep-alive connections its last answers left idle. */
 const DRAIN_SWEEP_MS = 50;
 
@@ -39,7 +35,11 @@ function within(ms: number, work: Promise<unknown>): Promise<unknown> {
   return Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 }
 
-function answerParserErrors(server: http.Server): void {
+/**
+ * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
+ * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx.
+ */
+function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: (code: string) => void): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
@@ -47,6 +47,9 @@ function answerParserErrors(server: http.Server): void {
     }
     const requestId = randomUUID();
     const problem = new ProblemError('header_invalid', `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
+    // As the app logs and counts its own refusals: no access line follows, since no request was read.
+    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
+    countUnparsed(problem.code);
     const body = JSON.stringify(problemBody(problem, '', requestId));
     const head = `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n`;
     socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
@@ -100,7 +103,7 @@ async function start(config: BankConfig): Promise<Running> {
   const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false, requireHostHeader: false }, listener);
   for (const server of [httpServer, httpsServer]) {
     server.keepAliveTimeout = 65_000;
-    answerParserErrors(server);
+    answerParserErrors(server, logger, bank.metrics.countUnparsed);
   }
   const port = await listen(httpServer, config.port, config.host);
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host);

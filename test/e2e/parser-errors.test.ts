@@ -3,6 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { tempDir } from '../helpers/bank';
+import { waitFor } from '../helpers/outbound';
 
 function rawExchange(port: number, request: string, overTls = false): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -17,13 +18,15 @@ function rawExchange(port: number, request: string, overTls = false): Promise<st
   });
 }
 
+const ADMIN = 'parser-errors-admin-token';
+
 describe('HTTP parser errors', () => {
   let bank: ChildBank;
   let port: number;
   let httpsPort: number;
 
   beforeAll(async () => {
-    bank = await startChildBank({ DATA_DIR: tempDir(), POLL_CRON: 'off' });
+    bank = await startChildBank({ DATA_DIR: tempDir(), POLL_CRON: 'off', ADMIN_TOKEN: ADMIN });
     port = Number(new URL(bank.httpUrl).port);
     const listening = bank.logs.find((line) => line.includes('"sandbox bank listening"'))!;
     httpsPort = Number(new URL((JSON.parse(listening) as { https: string }).https).port);
@@ -57,6 +60,18 @@ describe('HTTP parser errors', () => {
     expect(body).toMatchObject({ status: 400, code: 'header_invalid', title: 'A header is malformed' });
     expect(body.detail).toMatch(/no Host header/);
     expect(typeof body.request_id).toBe('string');
+  });
+
+  it('are logged and counted like the refusals the app writes', async () => {
+    const answer = await rawExchange(port, 'FOO /payment-orders HTTP/1.1\r\nHost: x\r\n\r\n');
+    const requestId = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+    expect(requestId).toBeDefined();
+    const logged = () => bank.logs.filter((line) => line.includes(String(requestId)));
+    await waitFor(() => logged().length > 0, 5_000, 'the rejection line');
+    expect(logged().map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([expect.objectContaining({ message: 'request rejected', code: 'header_invalid' })]);
+    const metrics = await (await fetch(`${bank.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    expect(metrics).toMatch(/^sandbox_bank_http_refusals_total\{code="header_invalid"\} [1-9]/m);
+    expect(metrics).toMatch(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} [1-9]/m);
   });
 
   it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {

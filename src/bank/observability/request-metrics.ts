@@ -33,6 +33,9 @@ export function markRouteBase(req: Request, res: Response, next: NextFunction): 
   next();
 }
 
+/** The method label of a request whose request line node's parser could not read. */
+export const UNPARSED_METHOD = 'unparsed';
+
 /** The status of a request the client gave up on before any answer went out (nginx's code for it). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
@@ -103,6 +106,17 @@ export class RequestMetrics {
       res.on('close', answered);
       next();
     };
+  }
+
+  /**
+   * A request node's HTTP parser refused (answered before express, server.ts): counted like an unmatched route. Its
+   * method is unknown, since the request line may be what failed to parse.
+   */
+  countUnparsed(code: string): void {
+    const series = this.seriesOf(UNMATCHED_ROUTE, UNPARSED_METHOD, 400);
+    series.requests.inc();
+    series.duration.observe(0);
+    this.refusalOf(code).inc();
   }
 
   private record(res: Response): void {
