@@ -93,7 +93,10 @@ async function start(config: BankConfig): Promise<Running> {
   ensureDataDir(config.dataDir);
   const clients = loadClientDefinitions(config);
   const clientIds = clients.map((client) => client.client_id);
-  const tls = await prepareTls(config, clientIds, ({ file, reason }) => logger.warn('dev PKI: reissued a certificate from the existing CA (same key)', { file, reason }));
+  const tls = await prepareTls(config, clientIds, ({ file, reason }) => {
+    // A broken or missing key is replaced with its certificate; any other file is a certificate reissued for its key.
+    logger.warn(file.endsWith('.key') ? 'dev PKI: replaced a key and its certificate' : 'dev PKI: reissued a certificate for its existing key', { file, reason });
+  });
   const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
   // A Host-less HTTP/1.1 request reaches the app, which refuses it with a problem body (http/app.ts, missingHost).
   const listener = bank.app;
