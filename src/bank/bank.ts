@@ -145,11 +145,15 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const db = openBankDatabase(config.dataDir, { warn: (message, meta) => logger.warn(message, meta) });
   // Before any repository prepares its statements: writes outside a unit must commit an open group first.
   const writes = new GroupCommit(db);
-  const eventLog = new EventLog(new EventRepository(db), clock, logger, { retention: config.eventsRetention, heartbeatMs: options.sseHeartbeatMs });
+  const events = new EventRepository(db);
+  const eventLog = new EventLog(events, clock, logger, { retention: config.eventsRetention, heartbeatMs: options.sseHeartbeatMs });
   const journal = new Journal(
     new JournalRepository(db),
     clock,
-    { enabled: config.journal === 'on', bodyLimit: config.journalBodyLimit, maxEntries: config.journalMaxEntries, maxAgeS: config.journalMaxAgeS },
+    {
+      enabled: config.journal === 'on', bodyLimit: config.journalBodyLimit, maxEntries: config.journalMaxEntries, maxAgeS: config.journalMaxAgeS,
+      idsNamedUpTo: events.highestJournalIdNamed(),
+    },
     logger,
   );
   // The file, merged with the registrations and changes made at run time (store/clients.ts: precedence).

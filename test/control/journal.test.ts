@@ -435,3 +435,24 @@ describe('journal settings', () => {
     });
   });
 });
+
+describe('journal ids after a kill', () => {
+  it('never hands out again an id a stored refusal names, though its entry was lost with the process', async () => {
+    const dataDir = tempDir();
+    const first = await startBank({ sandboxMode: 'relaxed', dataDir });
+    const refused = await request(first.app).post('/payment-orders').set({ 'x-client-id': demo.client_id, 'content-type': 'application/json' }).send('{}');
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    first.journal.flush();
+    const named = first.db.prepare("SELECT MAX(json_extract(data, '$.journal_id')) FROM events WHERE type = 'request.refused'").pluck().get() as number;
+    // What a kill leaves: the refusal's event committed, its journal entry (and a later one's) not yet written.
+    first.db.prepare('DELETE FROM journal WHERE id >= ?').run(named);
+    first.db.prepare("INSERT INTO events (at, type, client_id, data) VALUES (?, 'request.refused', ?, ?)").run(Date.now(), demo.client_id, JSON.stringify({ code: 'header_missing', journal_id: named + 5 }));
+    first.close();
+    const second = await startBank({ sandboxMode: 'relaxed', dataDir });
+    try {
+      expect(second.journal.reserveId()).toBe(named + 6);
+    } finally {
+      second.close();
+    }
+  });
+});

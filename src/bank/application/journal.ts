@@ -27,6 +27,8 @@ export interface JournalSettings {
   bodyLimit: number;
   maxEntries: number;
   maxAgeS: number;
+  /** The highest id something else stored names (a refusal's event): never handed out again, even if its entry was lost. */
+  idsNamedUpTo?: number;
 }
 
 /** One inbound exchange as the HTTP layer saw it (references only: nothing is copied on the request path). */
@@ -201,7 +203,7 @@ export class Journal implements OrderJournal {
     private readonly logger: Logger | null = null,
   ) {
     this.enabled = settings.enabled;
-    this.nextId = repo.lastId() + 1;
+    this.nextId = Math.max(repo.lastId(), settings.idsNamedUpTo ?? 0) + 1;
     this.pruneSlack = Math.max(1, Math.min(100, Math.ceil(settings.maxEntries / 100)));
   }
 
