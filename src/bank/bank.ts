@@ -162,6 +162,8 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const signer = await loadBankKey(new BankKeyRepository(db), clock, logger);
   const tokens = new TokenService(signer, clock, config.issuer, config.tokenAudience, config.tokenTtlS);
   const nonces = new NonceRepository(db);
+  const widened = nonces.followWindow(config.timestampWindowS);
+  if (widened > 0) logger.info('TIMESTAMP_WINDOW_S is wider than at the last start: spent nonces are kept longer', { nonces: widened, window_s: config.timestampWindowS });
   const idempotency = new IdempotencyRepository(db);
   const orders = new OrderRepository(db);
   const outbox = new OutboxRepository(db);

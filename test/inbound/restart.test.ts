@@ -110,3 +110,24 @@ describe('restart on the same data directory', () => {
     }
   });
 });
+
+describe('restart with a wider TIMESTAMP_WINDOW_S', () => {
+  it('keeps the nonces spent under the narrower window for the wider one: a replay still fresh is refused', async () => {
+    const clock = new ManualClock();
+    const dataDir = tempDir();
+    const narrow = await startBank({ dataDir, sandboxMode: 'relaxed', timestampWindowS: 5 }, { clock });
+    const token = await new DemoClient(narrow).token();
+    const body = JSON.stringify(sampleOrder());
+    const headers = signedCreateHeaders(narrow, token, body, { idempotencyKey: `idem-${newNonce()}` });
+    expect((await postCreate(narrow, headers, body)).status).toBe(200);
+    narrow.close();
+    // 7 s later the request is stale under the old window (5 s), still fresh under the new one (300 s).
+    clock.advance(7_000);
+    const wide = await startBank({ dataDir, sandboxMode: 'relaxed', timestampWindowS: 300 }, { clock });
+    try {
+      expectProblem(await postCreate(wide, headers, body), 401, 'nonce_replayed');
+    } finally {
+      wide.close();
+    }
+  });
+});

@@ -319,4 +319,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE test_clocks ADD COLUMN advancing_to INTEGER;
     `,
   },
+  {
+    version: 14,
+    name: 'the settings a store was last run with',
+    sql: `
+      -- What the next start compares its configuration with: timestamp_window_s, since each spent nonce's expiry was
+      -- fixed by the window in force when it was spent (store/nonces.ts, followWindow).
+      CREATE TABLE bank_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -8,7 +8,7 @@ export class NonceRepository {
   private readonly firstSeenStmt;
   private readonly pruneStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     // Positional parameters (named ones cost ~1 µs more a spend, issue 15); excluded.first_seen_at is now.
     this.spendStmt = db.prepare(
       `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) VALUES (?, ?, ?, ?)
@@ -31,5 +31,22 @@ export class NonceRepository {
 
   prune(nowMs: number): number {
     return this.pruneStmt.run(nowMs).changes;
+  }
+
+  /**
+   * Each spent nonce's expiry was fixed by the replay window in force when it was spent. A window widened since (a
+   * larger TIMESTAMP_WINDOW_S at this start) keeps every spent nonce that much longer, or a request still fresh under
+   * the new window could be replayed; a narrower one changes nothing (a nonce kept too long refuses nothing fresh).
+   * Returns how many nonces now live longer: 0 unless the window grew.
+   */
+  followWindow(windowS: number): number {
+    return this.db.transaction(() => {
+      const stored = this.db.prepare("SELECT value FROM bank_settings WHERE name = 'timestamp_window_s'").pluck().get() as string | undefined;
+      if (stored === String(windowS)) return 0;
+      const grownMs = stored === undefined ? 0 : (windowS - Number(stored)) * 1000;
+      const widened = grownMs > 0 ? this.db.prepare('UPDATE nonces SET expires_at = expires_at + ?').run(grownMs).changes : 0;
+      this.db.prepare("INSERT INTO bank_settings (name, value) VALUES ('timestamp_window_s', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value").run(String(windowS));
+      return widened;
+    })();
   }
 }
