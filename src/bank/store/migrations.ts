@@ -328,7 +328,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE bank_settings (
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
-      ) WITHOUT ROWID;
+      );
     `,
   },
 ];
