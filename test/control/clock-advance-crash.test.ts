@@ -9,7 +9,7 @@ import { Bank } from '../../src/bank/bank';
 import { createLogger } from '../../src/wire/logger';
 import { formatInstant } from '../../src/wire/rfc3339';
 import { startBank, tempDir } from '../helpers/bank';
-import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
+import { ChildBank, kill, startChildBankFor } from '../helpers/child-bank';
 import { FakeConnector } from '../helpers/fake-connector';
 import { connectorOrder, waitFor } from '../helpers/outbound';
 
@@ -196,11 +196,7 @@ describe('SIGKILL during a test clock advance, then a restart', () => {
     await fake.stop();
   });
 
-  const start = async () => {
-    const started = await startChildBank({ ...env, CONNECTOR_URL: fake.url });
-    fake.setJwks((await (await fetch(`${started.httpUrl}/.well-known/jwks.json`)).json()) as Parameters<FakeConnector['setJwks']>[0]);
-    return started;
-  };
+  const start = () => startChildBankFor(fake, env);
   const clockUrl = (suffix = '') => `${bank!.httpUrl}/sandbox/clients/${CLIENT}/clock${suffix}`;
   const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
   const store = () => new Database(path.join(dataDir, 'sandbox-bank.sqlite'), { readonly: true });

@@ -2,6 +2,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import readline from 'node:readline';
 import { ROOT } from './bank';
+import type { FakeConnector } from './fake-connector';
 
 // The Bank as npm start runs it, node flags included (package.json), so that it takes the build's code cache.
 const { bankArgs } = require('../../scripts/start-flags') as { bankArgs(root: string): string[] };
@@ -43,4 +44,11 @@ export async function startChildBank(env: Record<string, string>, startupTimeout
 export async function kill(bank: ChildBank, signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
   bank.process.kill(signal);
   return bank.exited;
+}
+
+/** A child Bank calling `fake` back (CONNECTOR_URL), with the fake told the Bank's JWKS so it verifies callbacks. */
+export async function startChildBankFor(fake: FakeConnector, env: Record<string, string>): Promise<ChildBank> {
+  const started = await startChildBank({ ...env, CONNECTOR_URL: fake.url });
+  fake.setJwks((await (await fetch(`${started.httpUrl}/.well-known/jwks.json`)).json()) as Parameters<FakeConnector['setJwks']>[0]);
+  return started;
 }

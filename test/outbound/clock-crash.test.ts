@@ -3,7 +3,7 @@
 // the work with exactly one final per order at the Connector.
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
+import { ChildBank, kill, startChildBankFor } from '../helpers/child-bank';
 import { FakeConnector } from '../helpers/fake-connector';
 import { tempDir } from '../helpers/bank';
 import { connectorOrder, waitFor } from '../helpers/outbound';
@@ -57,11 +57,7 @@ describe('SIGKILL during a test clock advance', () => {
     await fake.stop();
   });
 
-  const start = async () => {
-    const started = await startChildBank({ ...env, CONNECTOR_URL: fake.url });
-    fake.setJwks((await (await fetch(`${started.httpUrl}/.well-known/jwks.json`)).json()) as Parameters<FakeConnector['setJwks']>[0]);
-    return started;
-  };
+  const start = () => startChildBankFor(fake, env);
   const post = (body: unknown, suffix: string) =>
     fetch(`${bank!.httpUrl}/sandbox/clients/${CLIENT}/${suffix}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

@@ -9,23 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DevPkiOptions, ensureDevPki, pkiFiles, PkiFiles, Reissued, writeAtomically } from '../../src/bank/security/pki';
 import { tempDir } from '../helpers/bank';
+import { changed, snapshot } from '../helpers/files';
 
 const CLIENTS = ['demo-connector', 'acme'];
-
-/** Every file of the PKI, by path, with its bytes (as in dev-pki-settings.test.ts). */
-function snapshot(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const name of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const file = path.join(dir, name);
-    if (fs.statSync(file).isFile()) files.set(file, fs.readFileSync(file, 'base64'));
-  }
-  return files;
-}
-
-/** The paths whose bytes differ between two snapshots (or that one of them lacks). */
-function changed(before: Map<string, string>, after: Map<string, string>): string[] {
-  return [...new Set([...before.keys(), ...after.keys()])].filter((file) => before.get(file) !== after.get(file)).sort();
-}
 
 const certificate = (file: string) => new X509Certificate(fs.readFileSync(file));
 
