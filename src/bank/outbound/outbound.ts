@@ -86,7 +86,9 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   const startedWork: (() => void)[] = [];
   // The pull is scheduled once some Connector polls, at start or when one is registered later.
   const ensurePollSchedule = () => {
-    if (!started || halted || pollTask || config.pollCron === 'off' || !connectors.all().some((connector) => connector.settings.poll)) return;
+    // Only for a Connector that can be pulled: a strict Bank pulls no http:// one, so it arms no schedule for it either.
+    const pullable = connectors.all().some((connector) => connector.settings.poll && poller.pullRefusal(connector) === null);
+    if (!started || halted || pollTask || config.pollCron === 'off' || !pullable) return;
     const cron = require('node-cron') as typeof import('node-cron');
     pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
   };
