@@ -90,7 +90,21 @@ export function parseDetached(jws: string): ParsedDetachedJws {
   // The signature's spelling is checked before the header is looked at, as it always was.
   const header = signature === undefined ? undefined : cachedHeader(parts[0]);
   if (header === undefined) throw new JwsFormatError('expected a compact JWS with a detached payload: <protected>..<signature>');
+  if (header.alg === 'ES256' && (signature as Buffer).length !== ES256_SIGNATURE_BYTES) throw new JwsFormatError(es256LengthMessage(signature as Buffer));
   return { header, protectedHeader: parts[0], signature: signature as Buffer };
+}
+
+/** RFC 7518 section 3.4: an ES256 signature is R and S, 32 bytes each, side by side. */
+const ES256_SIGNATURE_BYTES = 64;
+
+/**
+ * Said of an ES256 signature of another length: most often the DER encoding that OpenSSL, Python's cryptography
+ * and Java return by default, which would otherwise read as a signature that does not match the base.
+ */
+function es256LengthMessage(signature: Buffer): string {
+  const der = signature.length > 2 && signature[0] === 0x30 && signature[1] === signature.length - 2;
+  const hint = der ? ': it looks DER-encoded (ASN.1 SEQUENCE of r and s); convert it to r || s, each left-padded to 32 bytes' : '';
+  return `an ES256 signature is 64 bytes, r || s (RFC 7518 section 3.4); this one is ${signature.length} bytes${hint}`;
 }
 
 export function verifyDetached(parsed: ParsedDetachedJws, payload: string, key: KeyObject): boolean {

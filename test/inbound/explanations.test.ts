@@ -2,7 +2,7 @@
 // produces it, with the exact extension members: signature_invalid (signature_base, content_digest, kid, alg, reason),
 // timestamp_out_of_window (bank_time, window_s), nonce_replayed (first_seen_at), auth_invalid (reason and the
 // RFC 6750 §3 / RFC 9449 §7.1 challenge). ManualClock throughout, so that every time in a problem is known exactly.
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { Bank } from '../../src/bank/bank';
 import { TokenService } from '../../src/bank/security/tokens';
 import { ManualClock } from '../../src/wire/clock';
@@ -241,6 +241,18 @@ describe('signature_invalid explains itself (signature_base, content_digest, kid
       const { response, sent } = await sendCreate({ ...createHeaders(body), 'x-signature': signature }, body);
       const kid = alg === null ? null : DEMO.kid;
       expectSignatureInvalid(response, sent, { reason: 'malformed', kid, alg });
+    });
+
+    it('an ES256 signature in DER, as OpenSSL and Python\'s cryptography return it: malformed, saying it looks DER-encoded', async () => {
+      const body = orderBody();
+      const headers = createHeaders(body);
+      const key = signingKeyFromJwk(demo.private_jwk);
+      const protectedHeader = headers['x-signature'].split('.')[0];
+      const base = signatureBase('create', { method: 'POST', target: '/payment-orders', headers: sentValues(headers), body });
+      const der = sign('sha256', Buffer.from(`${protectedHeader}.${Buffer.from(base).toString('base64url')}`), { key: key.privateKey, dsaEncoding: 'der' });
+      const { response, sent } = await sendCreate({ ...headers, 'x-signature': `${protectedHeader}..${der.toString('base64url')}` }, body);
+      const problem = expectSignatureInvalid(response, sent, { reason: 'malformed', kid: DEMO.kid, alg: 'ES256' });
+      expect(problem.detail).toBe(`an ES256 signature is 64 bytes, r || s (RFC 7518 section 3.4); this one is ${der.length} bytes: it looks DER-encoded (ASN.1 SEQUENCE of r and s); convert it to r || s, each left-padded to 32 bytes`);
     });
 
     it('a correctly signed protected header without kid', async () => {
