@@ -24,6 +24,8 @@ export interface TestClientOptions {
   alg?: 'ES256' | 'PS256' | 'RS256' | null;
   authMethods?: AuthMethod[];
   withApiKey?: boolean;
+  /** The client secret (default: 32 random base64url characters). */
+  clientSecret?: string;
 }
 
 function sha256Hash(secret: string): string {
@@ -39,7 +41,7 @@ export function makeTestClient(clientId: string, options: TestClientOptions = {}
   const privateJwk = { ...(pair.privateKey.export({ format: 'jwk' }) as PublicJwk), kid, alg: registeredAlg ?? defaultAlg };
   const publicJwk: PublicJwk = { ...(pair.publicKey.export({ format: 'jwk' }) as PublicJwk), kid, use: 'sig' };
   if (registeredAlg !== null) publicJwk.alg = registeredAlg;
-  const clientSecret = randomBytes(24).toString('base64url');
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString('base64url');
   const apiKey = `sbk_${randomBytes(24).toString('base64url')}`;
   const withApiKey = options.withApiKey ?? true;
   const definition: ClientDefinition = {

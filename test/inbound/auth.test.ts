@@ -16,10 +16,11 @@ const clock = new ManualClock();
 const other = makeTestClient('other-connector');
 const bearerOnly = makeTestClient('bearer-only', { authMethods: ['bearer'], withApiKey: false });
 const dpopOnly = makeTestClient('dpop-only', { authMethods: ['dpop'] });
+const oddSecret = makeTestClient('odd-secret', { clientSecret: 'a secret+with %, : and é' });
 let bank: Bank;
 
 beforeAll(async () => {
-  bank = await startBank({ sandboxMode: 'relaxed', clientsFile: writeClientsFile([other, bearerOnly, dpopOnly]) }, { clock });
+  bank = await startBank({ sandboxMode: 'relaxed', clientsFile: writeClientsFile([other, bearerOnly, dpopOnly, oddSecret]) }, { clock });
 });
 afterAll(() => bank.close());
 
@@ -107,6 +108,16 @@ describe('POST /oauth/token', () => {
     const [h, c, s] = token.split('.');
     expect(header.alg).toBe('ES256');
     expect(verify('sha256', Buffer.from(`${h}.${c}`), { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))).toBe(true);
+  });
+
+  it('client_secret_basic decodes id and secret as RFC 6749 section 2.3.1 encodes them (form-urlencoded: + is a space), as oauth4webapi sends them', async () => {
+    // oauth4webapi's formUrlEncode: encodeURIComponent, then a space as +.
+    const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+    const basic = Buffer.from(`${formEncode(oddSecret.client_id)}:${formEncode(oddSecret.client_secret)}`).toString('base64');
+    const response = await tokenRequest().set('Authorization', `Basic ${basic}`).type('form').send({ grant_type: 'client_credentials' });
+    expect(response.status).toBe(200);
+    const percentSpaces = Buffer.from(`${oddSecret.client_id}:${encodeURIComponent(oddSecret.client_secret)}`).toString('base64');
+    expect((await tokenRequest().set('Authorization', `Basic ${percentSpaces}`).type('form').send({ grant_type: 'client_credentials' })).status).toBe(200);
   });
 
   it('client_secret_post issues a Bearer token', async () => {

@@ -15,12 +15,17 @@ interface ClientCredentials {
   viaHeader: boolean;
 }
 
+/** RFC 6749 section 2.3.1: id and secret are application/x-www-form-urlencoded first, so a + is a space. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
 function basicCredentials(header: string): ClientCredentials {
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw oauthError('invalid_client', 'Basic credentials must be client_id:client_secret', undefined, true);
   try {
-    return { clientId: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)), viaHeader: true };
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), viaHeader: true };
   } catch {
     throw oauthError('invalid_client', 'Basic credentials are not URL-encoded correctly', undefined, true);
   }
