@@ -247,7 +247,7 @@ describe('signature_invalid explains itself (signature_base, content_digest, kid
       const body = orderBody();
       const headers = createHeaders(body);
       const key = signingKeyFromJwk(demo.private_jwk);
-      const protectedHeader = headers['x-signature'].split('.')[0];
+      const protectedHeader = String(headers['x-signature']).split('.')[0];
       const base = signatureBase('create', { method: 'POST', target: '/payment-orders', headers: sentValues(headers), body });
       const der = sign('sha256', Buffer.from(`${protectedHeader}.${Buffer.from(base).toString('base64url')}`), { key: key.privateKey, dsaEncoding: 'der' });
       const { response, sent } = await sendCreate({ ...headers, 'x-signature': `${protectedHeader}..${der.toString('base64url')}` }, body);

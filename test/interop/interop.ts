@@ -55,9 +55,13 @@ export function connectorEnv(bankUrl: string): Record<string, string> {
 }
 
 export function runScript<T>(name: string, env: Record<string, string>, timeoutMs = INTEROP_TIMEOUT_MS - 5_000): Promise<T> {
-  const script = path.join(__dirname, 'scripts', name);
+  return runJsonChild<T>(name, process.execPath, [path.join(__dirname, 'scripts', name)], { env: { ...process.env, ...env } }, timeoutMs);
+}
+
+/** Runs a child that prints one JSON document, and resolves with it; rejects with its output when it fails. */
+export function runJsonChild<T>(name: string, command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

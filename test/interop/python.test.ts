@@ -11,14 +11,14 @@
 // Without /usr/bin/python3 or one of the three modules the suite is skipped, loudly, never failed.
 // PYTHON_INTEROP_PORTS="<http>,<https>,<callback>" pins the three ports (on a shared machine); by default the Bank
 // takes free ports and the callback receiver a free loopback port.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pkiFiles } from '../../src/bank/security/pki';
 import { ROOT, tempDir } from '../helpers/bank';
 import { ChildBank, kill, startChildBank } from '../helpers/child-bank';
 import { freePort } from '../helpers/tcp-switch';
-import { expectResult, INTEROP_TIMEOUT_MS } from './interop';
+import { expectResult, INTEROP_TIMEOUT_MS, runJsonChild } from './interop';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.join(__dirname, 'python', 'bank_client.py');
@@ -102,27 +102,8 @@ interface PythonResults {
 }
 
 function runPython(args: string[], timeoutMs: number): Promise<PythonResults> {
-  return new Promise((resolve, reject) => {
-    // A clean environment: no REQUESTS_CA_BUNDLE or proxy from the caller's shell reaches requests.
-    const child = spawn(PYTHON, [SCRIPT, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const out = Buffer.concat(stdout).toString('utf8');
-      const err = Buffer.concat(stderr).toString('utf8');
-      if (code !== 0) return reject(new Error(`bank_client.py exited with ${code ?? signal}:\n${err}${out}`));
-      try {
-        resolve(JSON.parse(out) as PythonResults);
-      } catch {
-        reject(new Error(`bank_client.py printed no JSON:\n${out}\n${err}`));
-      }
-    });
-  });
+  // A clean environment: no REQUESTS_CA_BUNDLE or proxy from the caller's shell reaches requests.
+  return runJsonChild<PythonResults>('bank_client.py', PYTHON, [SCRIPT, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } }, timeoutMs);
 }
 
 describeWithPython('a Python Connector (requests, cryptography, PyJWT) against the Bank', () => {
