@@ -23,7 +23,7 @@ export function methodNotAllowed(allowed: string): () => never {
  */
 export function missingHost(req: Request): ProblemError | undefined {
   if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
-  return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 §3.2)');
+  return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 section 3.2)');
 }
 
 /** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */

@@ -59,7 +59,7 @@ function checkedHeader(encoded: string): JwsHeader {
   if (!isAllowedAlg(alg)) throw new JwsFormatError('alg must be ES256, PS256 or RS256', 'alg_not_allowed');
   if (typeof kid !== 'string' || kid === '') throw new JwsFormatError('kid is missing');
   const extension = PAYLOAD_EXTENSIONS.find((name) => name in (header as Record<string, unknown>));
-  if (extension) throw new JwsFormatError(`the "${extension}" header parameter is not supported (RFC 7515 §4.1.11): no JWS extension is understood here`, 'crit_unsupported');
+  if (extension) throw new JwsFormatError(`the "${extension}" header parameter is not supported (RFC 7515 section 4.1.11): no JWS extension is understood here`, 'crit_unsupported');
   return Object.freeze(header as JwsHeader);
 }
 

@@ -48,7 +48,7 @@ function connectorOf(deps: ControlDeps, clientId: string) {
   const connector = deps.connectors.get(clientId);
   if (connector) return connector;
   if (!deps.registry.find(clientId)) throw new ProblemError('not_found', `no client ${clientId}`);
-  throw new ProblemError('not_found', `client ${clientId} has no Connector the Bank calls: give it one with PATCH /sandbox/clients/${clientId} {"connector": {"url": …}}`);
+  throw new ProblemError('not_found', `client ${clientId} has no Connector the Bank calls: give it one with PATCH /sandbox/clients/${clientId} {"connector": {"url": "..."}}`);
 }
 
 function orderRoutes(router: express.Router, deps: ControlDeps): void {

@@ -69,7 +69,7 @@ function parseForm(exchange: Exchange): URLSearchParams {
 function refuseRepeatedParameters(form: URLSearchParams): void {
   const seen = new Set<string>();
   for (const name of form.keys()) {
-    if (seen.has(name)) throw oauthError('invalid_request', `parameter ${name} is included more than once (RFC 6749 §3.2)`);
+    if (seen.has(name)) throw oauthError('invalid_request', `parameter ${name} is included more than once (RFC 6749 section 3.2)`);
     seen.add(name);
   }
 }
