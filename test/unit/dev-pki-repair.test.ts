@@ -163,6 +163,32 @@ describe('the dev PKI after a start that stopped half-way', () => {
     }
   });
 
+  it('a key replaced by a start that stopped before its certificate: no mismatched pair, the next start issues the certificate', async () => {
+    fs.truncateSync(files.serverKey, 0);
+    const write = fs.writeFileSync;
+    // The certificate's write fails (a full disk) once the new key is in place.
+    const spy = jest.spyOn(fs, 'writeFileSync').mockImplementation((file, data, options) => {
+      if (String(file).startsWith(`${files.serverCert}.`)) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return write(file, data, options);
+    });
+    try {
+      await expect(ensure()).rejects.toThrow('ENOSPC');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.existsSync(files.serverCert)).toBe(false);
+    reissues.length = 0;
+    await expectRepaired([files.serverCert], [{ file: files.serverCert, reason: 'it was missing beside its key' }]);
+  });
+
+  it('ca.key and ca.crt both gone beside the certificates they issued: refused by name, nothing written', async () => {
+    fs.rmSync(files.caKey);
+    fs.rmSync(files.caCert);
+    const before = snapshot(dir);
+    await expect(ensure({ clientIds: [...CLIENTS, 'newcomer'] })).rejects.toThrow(`${files.caKey} and ${files.caCert} are missing beside the certificates they issued`);
+    expect(changed(before, snapshot(dir))).toEqual([]);
+  });
+
   it('an empty ca.key and nothing else (the first start stopped as it wrote it) starts a new CA', async () => {
     fs.rmSync(dir, { recursive: true });
     fs.mkdirSync(dir);

@@ -119,8 +119,13 @@ export function writeAtomically(file: string, contents: string, mode: number): v
   }
 }
 
-/** A key and its certificate, the key renamed in first: a kill between leaves a whole key without its certificate. */
+/**
+ * A key and its certificate, the key renamed in first: a kill between leaves a whole key without its certificate.
+ * An old certificate goes before the new key comes, or a kill between would leave a pair that looks whole and does
+ * not match (a start checks that each file is whole, not that the two belong together).
+ */
 function writePair(pair: { keyFile: string; certFile: string }, pems: { keyPem: string; certPem: string }): void {
+  fs.rmSync(pair.certFile, { force: true });
   writeAtomically(pair.keyFile, pems.keyPem, KEY_MODE);
   writeAtomically(pair.certFile, pems.certPem, CERTIFICATE_MODE);
 }
@@ -274,6 +279,8 @@ function loadOrCreateCa(files: PkiFiles, validityDays: number, report: (reissued
     return { issuer, wroteCert: true };
   }
   if (key.state === 'missing' && cert.state !== 'missing') throw new Error(`dev PKI: ${files.caKey} is missing beside ${files.caCert}, so no certificate can be issued: restore it, or delete ${files.dir} to start a new CA`);
+  // Both gone while certificates they issued remain: a new CA would leave those chaining to nothing, unannounced.
+  if (key.state === 'missing' && anyLeafFile(files)) throw new Error(`dev PKI: ${files.caKey} and ${files.caCert} are missing beside the certificates they issued: restore them, or delete ${files.dir} to start a new CA`);
   if (key.state !== 'missing' && anyLeafFile(files)) {
     const problem = key.state === 'empty' ? 'is empty' : `cannot be parsed (${key.error})`;
     throw new Error(`dev PKI: ${files.caKey} ${problem}, so no certificate can be issued: restore it, or delete ${files.dir} to start a new CA (the certificates it issued then stop verifying)`);
