@@ -47,9 +47,13 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     }
     const requestId = randomUUID();
     const problem = new ProblemError('header_invalid', `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
-    // As the app logs and counts its own refusals: no access line follows, since no request was read.
-    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
-    countUnparsed(problem.code);
+    // Logged and counted as the app does its own refusals, when no request was read. One whose body failed to parse
+    // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes; node
+    // keeps that request's response on the socket (`_httpMessage`, undocumented but stable since node 0.x).
+    if (!(socket as { _httpMessage?: unknown })._httpMessage) {
+      logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
+      countUnparsed(problem.code);
+    }
     const body = JSON.stringify(problemBody(problem, '', requestId));
     const head = `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n`;
     socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);

@@ -74,6 +74,16 @@ describe('HTTP parser errors', () => {
     expect(metrics).toMatch(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} [1-9]/m);
   });
 
+  it('a body that fails to parse after the head was read is counted once, by the app (499), not also as unparsed', async () => {
+    const scrape = async () => (await fetch(`${bank.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const unparsed = (metrics: string) => Number(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+    const before = unparsed(await scrape());
+    const answer = await rawExchange(port, 'POST /oauth/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\nzz\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    await waitFor(() => bank.logs.some((line) => line.includes('"path":"/oauth/token"') && line.includes('"status":499')), 5_000, 'the access line of the request');
+    expect(unparsed(await scrape())).toBe(before);
+  });
+
   it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {
     const answer = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);

@@ -161,7 +161,9 @@ export class TestClocks {
       const stillDue = attempts === 0 ? this.deliveries.nextDueFor(clientId) : null;
       if (stillDue !== null && stillDue <= at) deliveriesStuck = true;
     }
-    // Pruning again after a crash is harmless; the clock and its cleared target are then stored together.
+    // Pruning again after a crash is harmless; the clock and its cleared target are then stored together. Not for a
+    // clock detached meanwhile: its client's records expire by wall time again, not by this target.
+    if (!this.clocks.isClocked(clientId)) throw detachedDuring(clientId);
     const expired = this.idempotency.pruneClient(clientId, targetMs);
     if (!this.clocks.finishAdvance(clientId, targetMs)) throw detachedDuring(clientId);
     const report: AdvanceReport = { client_id: clientId, from: formatInstant(from.nowMs), to: formatInstant(targetMs), fired, idempotency_records_expired: expired };

@@ -15,14 +15,14 @@ export const OAUTH_ERRORS: Record<OAuthErrorCode, { status: number; code: Proble
   server_error: { status: 500, code: 'internal' },
 };
 
+/** RFC 6749 §5.1: a token answer is never cached (its §5.2 example sends the same with an error). */
+export const TOKEN_NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
 /**
  * RFC 6749 §5.2: a client that authenticated in the Authorization header gets a 401 with a challenge. One that
  * used client_secret_post gets none: OAuth client libraries (oauth4webapi) treat any challenge as the error and
  * never read the JSON body, and RFC 6749 makes the header a MUST only for the header case.
  */
-/** RFC 6749 §5.1: a token answer is never cached (its §5.2 example sends the same with an error). */
-export const TOKEN_NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-
 const BASIC_CHALLENGE = 'Basic realm="sandbox-bank"';
 
 export function oauthError(error: OAuthErrorCode, description: string, code: ProblemCode = OAUTH_ERRORS[error].code, viaHeader = false): ProblemError {
