@@ -98,17 +98,22 @@ describe('callback delivery', () => {
     expect(failedAttempts()).toBe(1);
   });
 
-  it('marks a callback dead after the retry horizon', async () => {
+  /** A fresh Bank whose Connector answers every callback 503: the pulled order's callback ends dead (1 s horizon). */
+  async function untilDead(reference: string, options: Parameters<typeof bankWithFakeConnector>[1] = {}): Promise<void> {
     bank.close();
     await fake.stop();
-    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.01], retryHorizonS: 1 }));
+    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.01], retryHorizonS: 1 }, options));
     fake.behaviour = (kind) => (kind === 'pull' ? null : 503);
-    fake.orders = [connectorOrder('DEAD-1', '2026-11-20T00:00:00Z')];
+    fake.orders = [connectorOrder(reference, '2026-11-20T00:00:00Z')];
     await bank.outbound.poller.runCycle();
     await waitFor(() => {
       void bank.outbound.dispatcher.runOnce();
       return (bank.db.prepare("SELECT COUNT(*) FROM callbacks WHERE state = 'dead'").pluck().get() as number) === 1;
     }, 10_000, 'a dead callback');
+  }
+
+  it('marks a callback dead after the retry horizon', async () => {
+    await untilDead('DEAD-1');
     const dead = await request(bank.app).get('/sandbox/callbacks?state=dead');
     expect(dead.status).toBe(200);
     expect(dead.body.data).toHaveLength(1);
@@ -116,18 +121,9 @@ describe('callback delivery', () => {
   });
 
   it('logs each failed attempt and the death of a message at warn, with the client and the order references', async () => {
-    bank.close();
-    await fake.stop();
     const logger = createLogger('error', true);
     const warn = jest.spyOn(logger, 'warn');
-    ({ bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [0.01], retryHorizonS: 1 }, { logger }));
-    fake.behaviour = (kind) => (kind === 'pull' ? null : 503);
-    fake.orders = [connectorOrder('DEAD-LOG-1', '2026-11-20T00:00:00Z')];
-    await bank.outbound.poller.runCycle();
-    await waitFor(() => {
-      void bank.outbound.dispatcher.runOnce();
-      return (bank.db.prepare("SELECT COUNT(*) FROM callbacks WHERE state = 'dead'").pluck().get() as number) === 1;
-    }, 10_000, 'a dead callback');
+    await untilDead('DEAD-LOG-1', { logger });
     const logged = (warn.mock.calls as unknown as [string, Record<string, unknown>][]).filter(([message]) => message.startsWith('callback'));
     const expected = expect.objectContaining({ client_id: 'demo-connector', references: ['DEAD-LOG-1'], error: 'HTTP 503', kind: 'unit' });
     expect(logged.filter(([message]) => message === 'callback attempt failed').map(([, meta]) => meta)).toEqual(expect.arrayContaining([expected]));
