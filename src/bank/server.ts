@@ -15,6 +15,7 @@ import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
+import { within } from '../wire/within';
 
 /** How often a stopping server closes the keep-alive connections its last answers left idle. */
 const DRAIN_SWEEP_MS = 50;
@@ -28,11 +29,6 @@ function drained(server: http.Server): Promise<void> {
       resolve();
     });
   });
-}
-
-/** Waits for `work`, but no longer than `ms`. */
-function within(ms: number, work: Promise<unknown>): Promise<unknown> {
-  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 }
 
 /**

@@ -4,6 +4,11 @@ import type { AddressInfo, Server } from 'node:net';
 import type { Request } from 'express';
 import { ProblemError } from './problems';
 
+/** The path as the client sent it, without the query: req.path loses a mounted router's prefix while it runs. */
+export function requestPath(req: Pick<Request, 'originalUrl'>): string {
+  return req.originalUrl.split('?')[0];
+}
+
 /** The last route: anything no route matched is 404 route_not_found. */
 export function routeNotFound(req: Request): never {
   throw new ProblemError('route_not_found', `no endpoint ${req.method} ${req.path}`);

@@ -13,7 +13,7 @@ import { orderStatusHandler, PollFaults } from './status/handler';
 import { tokenHandler } from './token/handler';
 import { oauthErrorBody, TOKEN_NO_STORE } from './token/oauth-errors';
 import { Jwks } from '../../wire/keys';
-import { methodNotAllowed, missingHost, routeNotFound } from '../../wire/http-edge';
+import { methodNotAllowed, missingHost, requestPath, routeNotFound } from '../../wire/http-edge';
 import { EventSink } from '../application/events';
 import { Journal } from '../application/journal';
 import { journalCapture } from './journal';
@@ -75,7 +75,7 @@ function accessLog(logger: Logger) {
     const refusal = missingHost(req);
     if (!logger.isLevelEnabled('info')) return next(refusal);
     // Taken now: a mounted router (/sandbox, the token endpoint's) strips its prefix from req.path while it runs.
-    const path = req.originalUrl.split('?')[0];
+    const path = requestPath(req);
     // On `close`, which follows every response: `finish` never comes for one the client ends (an event stream).
     res.on('close', () => {
       const exchange = res.locals.exchange as Exchange | undefined;
@@ -98,7 +98,7 @@ type ProblemFormat = (problem: ProblemError, req: Request, requestId: string) =>
 
 const problemJson: ProblemFormat = (problem, req, requestId) => ({
   contentType: PROBLEM_CONTENT_TYPE,
-  body: problemBody(problem, req.originalUrl.split('?')[0], requestId),
+  body: problemBody(problem, requestPath(req), requestId),
   // RFC 9110 §15.5.2: every 401 names the schemes that would work, unless the step named one already.
   challenge: AUTH_CHALLENGE,
 });
@@ -116,7 +116,7 @@ function refusedClientId(req: Request, res: Response): string | null {
 function publishRefusal(events: EventSink | undefined, problem: ProblemError, req: Request, res: Response, requestId: string): void {
   if (!events) return;
   const clientId = refusedClientId(req, res);
-  const data: Record<string, unknown> = { code: problem.code, method: req.method, path: req.originalUrl.split('?')[0], request_id: requestId };
+  const data: Record<string, unknown> = { code: problem.code, method: req.method, path: requestPath(req), request_id: requestId };
   if (typeof res.locals.journalId === 'number') data.journal_id = res.locals.journalId;
   events.publish('request.refused', clientId, data);
 }

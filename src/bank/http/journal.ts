@@ -13,6 +13,7 @@ import { Clock } from '../../wire/clock';
 import { Journal, RESPONSE_CAPTURE_LIMIT } from '../application/journal';
 import { Exchange } from './exchange';
 import type { EarlyHook } from '../../wire/stable-shapes';
+import { requestPath } from '../../wire/http-edge';
 
 type Writer = (...args: unknown[]) => unknown;
 
@@ -81,7 +82,7 @@ function record(res: Captured, complete: boolean): void {
     at: capture.at,
     method: req.method,
     url: `${scheme}://${host}${req.originalUrl}`,
-    path: req.originalUrl.split('?')[0],
+    path: requestPath(req),
     requestHeaders: req.headers,
     requestBody: exchange?.rawBody ?? (Buffer.isBuffer(req.body) ? (req.body as Buffer) : null),
     bodyReferences: exchange?.references ?? null,

@@ -14,6 +14,7 @@ import { ConnectorDirectory } from './connector-directory';
 import { Dispatcher, plainHttpRefusal } from './dispatcher';
 import { Poller } from './poller';
 import { SettlementScheduler } from './settlement';
+import { within } from '../../wire/within';
 
 export interface OutboundDeps {
   config: BankConfig;
@@ -139,7 +140,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
       settlement.stop();
       if (dispatchTimer) clearInterval(dispatchTimer);
       const drained = dispatcher.stop();
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      await within(timeoutMs, drained);
       connectors.close();
     },
   };

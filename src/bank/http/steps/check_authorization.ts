@@ -7,6 +7,7 @@ import { secretMatches } from '../../../wire/secrets';
 import { AccessTokenClaims, TokenInvalidError } from '../../security/tokens';
 import { ProblemError } from '../../../wire/problems';
 import { Exchange, InboundServices, requireClient, Step } from '../exchange';
+import { requestPath } from '../../../wire/http-edge';
 
 const SCHEMES: Record<string, AuthMethod> = { bearer: 'bearer', dpop: 'dpop', 'x-api-key': 'api_key' };
 
@@ -50,7 +51,7 @@ function verifyToken(token: string, scheme: 'Bearer' | 'DPoP', services: Inbound
 /** scheme://host/path of the request, as DPoP's htu compares it (after normalisation). */
 export function requestHtu(exchange: Exchange): string {
   const scheme = (exchange.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const path = exchange.req.originalUrl.split('?')[0];
+  const path = requestPath(exchange.req);
   return `${scheme}://${exchange.header('host') ?? ''}${path}`;
 }
 
