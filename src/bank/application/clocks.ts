@@ -81,13 +81,11 @@ export class ClientClocks {
     this.targets.set(clientId, targetMs);
   }
 
-  /** Moves the clock to its advance's target and forgets the target together; false when it was detached meanwhile. */
-  finishAdvance(clientId: string, targetMs: number): boolean {
-    if (!this.isClocked(clientId)) return false;
+  /** Moves an attached clock to its advance's target and forgets the target together (the caller checks it is attached). */
+  finishAdvance(clientId: string, targetMs: number): void {
     this.store.saveReached(clientId, targetMs);
     this.frozen.set(clientId, targetMs);
     this.targets.delete(clientId);
-    return true;
   }
 
   /** Back to the Bank's clock; an advance's stored target goes with the clock. */
