@@ -16,20 +16,7 @@ import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 import { within } from '../wire/within';
-
-/** How often a stopping server closes the keep-alive connections its last answers left idle. */
-const DRAIN_SWEEP_MS = 50;
-
-/** Stops accepting and resolves once every connection has closed, each as soon as its answer is sent. */
-function drained(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
-    server.close(() => {
-      clearInterval(sweep);
-      resolve();
-    });
-  });
-}
+import { drainable } from '../wire/drain';
 
 /**
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
@@ -104,7 +91,9 @@ async function start(config: BankConfig): Promise<Running> {
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
   const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false, requireHostHeader: false }, listener);
-  for (const server of [httpServer, httpsServer]) {
+  const servers = [httpServer, httpsServer];
+  const stops = servers.map(drainable);
+  for (const server of servers) {
     server.keepAliveTimeout = 65_000;
     answerParserErrors(server, logger, bank.metrics.countUnparsed);
   }
@@ -133,8 +122,7 @@ async function start(config: BankConfig): Promise<Running> {
       idleCollection?.stop();
       // Live streams and waits end now; every other request in flight (a create in CREATE_LATENCY_MS) is answered.
       bank.events.endSubscriptions();
-      const servers = [httpServer, httpsServer];
-      await Promise.all([bank.outbound.stop(config.shutdownTimeoutMs), within(config.shutdownTimeoutMs, Promise.all(servers.map(drained)))]);
+      await Promise.all([bank.outbound.stop(config.shutdownTimeoutMs), within(config.shutdownTimeoutMs, Promise.all(stops.map((stop) => stop.drain())))]);
       for (const server of servers) server.closeAllConnections();
       bank.close();
     },

@@ -9,6 +9,8 @@ import path from 'node:path';
 import type express from 'express';
 import type { Logger } from 'winston';
 import { Clock, systemClock } from '../wire/clock';
+import { drainable } from '../wire/drain';
+import { within } from '../wire/within';
 import { listen } from '../wire/http-edge';
 import { createLogger, LogFormatSetting } from '../wire/logger';
 import { TlsMaterial } from '../wire/signed-client';
@@ -107,6 +109,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
   const server = tls
     ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true, requireHostHeader: false }, app)
     : http.createServer({ requireHostHeader: false }, app);
+  const stopping = drainable(server);
   const port = await listen(server, config.port, config.host);
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
@@ -127,12 +130,9 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
     url, config, app, store, bankClient, reversePoller,
     async close() {
       await reversePoller.stop();
-      // Stop accepting, close idle keep-alive sockets, give requests in flight a moment, then cut the rest.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-      });
+      // Stop accepting, answer the requests in flight (each with Connection: close) for a moment, then cut the rest.
+      await within(SHUTDOWN_GRACE_MS, stopping.drain());
+      server.closeAllConnections();
       bankClient.close();
       store.close();
     },

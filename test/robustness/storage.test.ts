@@ -377,14 +377,17 @@ describe('a full disk (RLIMIT_FSIZE on the built Bank)', () => {
 });
 
 describe('SIGTERM during a slow create (CREATE_LATENCY_MS)', () => {
-  it('answers the create in flight before it stops, and the order is stored', async () => {
+  it('answers the create in flight before it stops, with Connection: close, and the order is stored', async () => {
     const dataDir = tempDir('sandbox-bank-term-create-');
     const bank = await startChildBank({ DATA_DIR: dataDir, SANDBOX_MODE: 'relaxed', POLL_CRON: 'off', CREATE_LATENCY_MS: '1500', SHUTDOWN_TIMEOUT_MS: '10000' });
     const order = sampleOrder();
     const answer = childCreate(bank.httpUrl, await childToken(bank.httpUrl), order);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const code = await kill(bank, 'SIGTERM');
-    expect((await answer).status).toBe(200);
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    // The stop is about to close this connection: a client must not send its next request on it.
+    expect(answered.headers.connection).toBe('close');
     expect(code).toBe(0);
     const db = openStore(dataDir);
     expect(db.prepare('SELECT COUNT(*) FROM orders WHERE reference = ?').pluck().get(order.reference)).toBe(1);
