@@ -314,6 +314,31 @@ describe('409 idempotency_in_progress (CREATE_LATENCY_MS 300, real time)', () =>
     expect(orderCount(bank, demo.client_id, order.reference as string)).toBe(1);
   });
 
+  it('a reservation still held here stays in progress past locked_until and expires_at (a test clock can pass both)', () => {
+    const repository = new IdempotencyRepository(bank.db);
+    const idempotencyKey = idemKey();
+    const hold = repository.reserve(demo.client_id, idempotencyKey, 'fingerprint', 0, 30_300, 86_400_000, 'REF-HELD');
+    // A clocked client's advance of a week during CREATE_LATENCY_MS: the create is still being processed.
+    expect(repository.find(demo.client_id, idempotencyKey, 7 * 86_400_000)).toMatchObject({ state: 'in_progress' });
+    repository.complete(demo.client_id, idempotencyKey, hold, 200, Buffer.from('{}'));
+    expect(repository.find(demo.client_id, idempotencyKey, 1_000)).toMatchObject({ state: 'done', statusCode: 200 });
+    expect(repository.find(demo.client_id, idempotencyKey, 7 * 86_400_000)).toBeUndefined();
+  });
+
+  it('only the create that reserved a key ends its reservation: a replaced row is left to its own create', () => {
+    const repository = new IdempotencyRepository(bank.db);
+    const idempotencyKey = idemKey();
+    const first = repository.reserve(demo.client_id, idempotencyKey, 'first', 0, 30_300, 1_000, 'REF-FIRST');
+    // The advance's pruning takes the first reservation's row, and a second create reserves the key again.
+    repository.pruneClient(demo.client_id, 2_000);
+    const second = repository.reserve(demo.client_id, idempotencyKey, 'second', 2_000, 30_300, 86_400_000, 'REF-SECOND');
+    repository.complete(demo.client_id, idempotencyKey, first, 200, Buffer.from('{"of":"first"}'));
+    repository.release(demo.client_id, idempotencyKey, first);
+    expect(repository.find(demo.client_id, idempotencyKey, 2_000)).toMatchObject({ fingerprint: 'second', state: 'in_progress' });
+    repository.complete(demo.client_id, idempotencyKey, second, 201, Buffer.from('{"of":"second"}'));
+    expect(repository.find(demo.client_id, idempotencyKey, 2_000)).toMatchObject({ fingerprint: 'second', state: 'done', statusCode: 201 });
+  });
+
   it('a different body under a key still in progress is 422', async () => {
     const idempotencyKey = idemKey();
     const pending = send(JSON.stringify(sampleOrder()), idempotencyKey);

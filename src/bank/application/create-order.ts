@@ -85,11 +85,12 @@ export class CreateOrder {
       throw new ProblemError('internal', 'injected by the scenario FAIL_ONCE: this first attempt failed on purpose; retry with the same X-Idempotency-Key and body');
     }
     const delayed = this.settings.createLatencyMs > 0;
+    let hold = 0;
     if (delayed) {
       // Refuse a known duplicate before making the client wait; acceptNew checks again after the delay.
       const existing = this.book.find(clientId, order.reference);
       if (existing) throw duplicateReference(order, existing);
-      this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
+      hold = this.idempotency.reserve(clientId, key, fingerprint, nowMs, this.lockMs, this.retentionMs, order.reference);
       await sleep(this.settings.createLatencyMs);
     }
     try {
@@ -100,7 +101,7 @@ export class CreateOrder {
         const answer = answerOf(outcome);
         const body = answer.body ?? Buffer.alloc(0);
         // Reserved before the delay, the record is finished now; without a delay it is written finished at once.
-        if (delayed) this.idempotency.complete(clientId, key, answer.status, body);
+        if (delayed) this.idempotency.complete(clientId, key, hold, answer.status, body);
         else this.idempotency.record(clientId, key, fingerprint, nowMs, this.retentionMs, order.reference, answer.status, body);
         request.log.info('order accepted', {
           reference: order.reference,
@@ -112,7 +113,7 @@ export class CreateOrder {
         return { ...answer, reference: order.reference };
       });
     } catch (error) {
-      if (delayed) this.idempotency.release(clientId, key);
+      if (delayed) this.idempotency.release(clientId, key, hold);
       throw error;
     }
   }

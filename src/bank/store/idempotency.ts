@@ -12,10 +12,13 @@ export interface IdempotencyRecord {
 
 export class IdempotencyRepository {
   /**
-   * The reservations this process holds. One it does not hold was left by a process that stopped before it could
-   * finish it (a crash, a kill): nothing is processing it, so it counts as abandoned at once, not at locked_until.
+   * The reservations this process holds, each with its own hold number. One it does not hold was left by a process
+   * that stopped before it could finish it (a crash, a kill): nothing is processing it, so it counts as abandoned at
+   * once. One it holds is live until its create ends, even past locked_until or expires_at, which a test clock's
+   * advance can pass during CREATE_LATENCY_MS: a second create for the key then waits (409) instead of taking over.
    */
-  private readonly heldHere = new Set<string>();
+  private readonly heldHere = new Map<string, number>();
+  private lastHold = 0;
   private readonly findStmt;
   private readonly deleteStmt;
   private readonly reserveStmt;
@@ -51,18 +54,24 @@ export class IdempotencyRepository {
   find(clientId: string, key: string, nowMs: number): IdempotencyRecord | undefined {
     const record = this.findStmt.get(clientId, key) as IdempotencyRecord | undefined;
     if (!record) return undefined;
-    const abandoned = record.state === 'in_progress' && ((record.lockedUntil ?? 0) <= nowMs || !this.heldHere.has(heldKey(clientId, key)));
-    if (record.expiresAt <= nowMs || abandoned) {
-      this.release(clientId, key);
-      return undefined;
+    if (record.state === 'in_progress') {
+      if (this.heldHere.has(heldKey(clientId, key))) return record;
+    } else if (record.expiresAt > nowMs) {
+      return record;
     }
-    return record;
+    this.deleteStmt.run(clientId, key);
+    return undefined;
   }
 
-  /** `reference`: the order the key creates (a conformance run deletes its own orders' records by it). */
-  reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number, reference: string | null = null): void {
+  /**
+   * `reference`: the order the key creates (a conformance run deletes its own orders' records by it). Returns the
+   * hold that complete() or release() must show: only the create that made the reservation ends it.
+   */
+  reserve(clientId: string, key: string, fingerprint: string, nowMs: number, lockMs: number, retentionMs: number, reference: string | null = null): number {
     this.reserveStmt.run(clientId, key, fingerprint, nowMs + lockMs, nowMs, nowMs + retentionMs, reference);
-    this.heldHere.add(heldKey(clientId, key));
+    this.lastHold += 1;
+    this.heldHere.set(heldKey(clientId, key), this.lastHold);
+    return this.lastHold;
   }
 
   /**
@@ -73,14 +82,23 @@ export class IdempotencyRepository {
     this.recordStmt.run(clientId, key, fingerprint, statusCode, body, nowMs, nowMs + retentionMs, reference);
   }
 
-  complete(clientId: string, key: string, statusCode: number, body: Buffer): void {
+  /** Finishes the reservation `hold` made; nothing when the row is no longer that reservation (pruned, replaced). */
+  complete(clientId: string, key: string, hold: number, statusCode: number, body: Buffer): void {
+    if (!this.endHold(clientId, key, hold)) return;
     this.completeStmt.run(statusCode, body, clientId, key);
-    this.heldHere.delete(heldKey(clientId, key));
   }
 
-  release(clientId: string, key: string): void {
+  /** Drops the reservation `hold` made (its create was refused or failed); nothing when the row is no longer it. */
+  release(clientId: string, key: string, hold: number): void {
+    if (!this.endHold(clientId, key, hold)) return;
     this.deleteStmt.run(clientId, key);
-    this.heldHere.delete(heldKey(clientId, key));
+  }
+
+  private endHold(clientId: string, key: string, hold: number): boolean {
+    const held = heldKey(clientId, key);
+    if (this.heldHere.get(held) !== hold) return false;
+    this.heldHere.delete(held);
+    return true;
   }
 
   pruneClient(clientId: string, nowMs: number): number {
