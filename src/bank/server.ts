@@ -10,7 +10,8 @@ import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
-import { PROBLEM_CONTENT_TYPE, problemBody, ProblemError } from '../wire/problems';
+import { ProblemError } from '../wire/problems';
+import { clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
@@ -20,7 +21,9 @@ import { drainable } from '../wire/drain';
 
 /**
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
- * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx.
+ * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx. As in
+ * node's own handler (lib/_http_server.js, socketOnError), nothing is written over a response already on its way
+ * (wire/client-errors.ts, clientErrorState): the socket is destroyed instead.
  */
 function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: (code: string) => void): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -28,18 +31,26 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
       socket.destroy();
       return;
     }
+    const state = clientErrorState(socket);
+    if (error.code === 'HPE_CLOSED_CONNECTION') {
+      // Bytes after a request with Connection: close, which RFC 9112 section 9.6 forbids processing: the responses
+      // still pending go out, and the last one closes the connection. With none pending, it is closing already.
+      if (state !== 'busy') socket.destroy();
+      return;
+    }
+    if (state === 'busy') {
+      socket.destroy();
+      return;
+    }
     const requestId = randomUUID();
     const problem = new ProblemError('header_invalid', `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
     // Logged and counted as the app does its own refusals, when no request was read. One whose body failed to parse
-    // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes; node
-    // keeps that request's response on the socket (`_httpMessage`, undocumented but stable since node 0.x).
-    if (!(socket as { _httpMessage?: unknown })._httpMessage) {
+    // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes.
+    if (state === 'fresh') {
       logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
       countUnparsed(problem.code);
     }
-    const body = JSON.stringify(problemBody(problem, '', requestId));
-    const head = `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n`;
-    socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
+    socket.end(rawProblemResponse(problem, requestId));
   });
 }
 

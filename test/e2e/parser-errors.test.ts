@@ -18,6 +18,32 @@ function rawExchange(port: number, request: string, overTls = false): Promise<st
   });
 }
 
+/** A raw connection: what it has received so far, a wait for some of it, and the whole once the Bank closes it. */
+function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  const waiters: Array<() => void> = [];
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('utf8');
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  socket.on('error', () => undefined);
+  return {
+    write: (text: string) => socket.write(text),
+    /** Resolves once `text` has arrived (the test's time-out fails it otherwise). */
+    until: async (text: string) => {
+      while (!received.includes(text)) await new Promise<void>((wake) => waiters.push(wake));
+    },
+    closed,
+  };
+}
+
+/** The status lines of the responses in a raw transcript. */
+function statusLines(transcript: string): string[] {
+  return transcript.match(/HTTP\/1\.1 \d{3}[^\r]*/g) ?? [];
+}
+
 const ADMIN = 'parser-errors-admin-token';
 
 describe('HTTP parser errors', () => {
@@ -82,6 +108,31 @@ describe('HTTP parser errors', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     await waitFor(() => bank.logs.some((line) => line.includes('"path":"/oauth/token"') && line.includes('"status":499')), 5_000, 'the access line of the request');
     expect(unparsed(await scrape())).toBe(before);
+  });
+
+  // Node's own handler (socketOnError) writes nothing over a response on its way; the Bank's must not either.
+  it('a bad chunk after the request was answered closes the connection, with no second answer', async () => {
+    const connection = rawConnection(port);
+    connection.write('POST /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n');
+    await connection.until('"route_not_found"');
+    connection.write('zz\r\n');
+    const transcript = await connection.closed;
+    expect(statusLines(transcript)).toEqual(['HTTP/1.1 404 Not Found']);
+  });
+
+  it('bytes after a pipelined Connection: close request are ignored: every pending response is sent, then the connection closes', async () => {
+    const connection = rawConnection(port);
+    const get = (extra = '') => `GET /healthz HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+    connection.write(get() + get() + get('Connection: close\r\n') + get());
+    const transcript = await connection.closed;
+    expect(statusLines(transcript)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+  });
+
+  it('a parse error behind a pipelined request still unanswered closes the connection instead of answering in its place', async () => {
+    const connection = rawConnection(port);
+    connection.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
+    const transcript = await connection.closed;
+    expect(statusLines(transcript).filter((line) => !line.startsWith('HTTP/1.1 200'))).toEqual([]);
   });
 
   it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {
