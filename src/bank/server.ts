@@ -10,8 +10,7 @@ import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
-import { ProblemError } from '../wire/problems';
-import { clientErrorState, rawProblemResponse } from '../wire/client-errors';
+import { clientErrorProblem, clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
@@ -38,12 +37,13 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
       if (state !== 'busy') socket.destroy();
       return;
     }
-    if (state === 'busy') {
+    // TLS errors (a renegotiation attack) and the socket's own get no answer, as nothing would read one.
+    const problem = state === 'busy' ? null : clientErrorProblem(error.code, state === 'body');
+    if (!problem) {
       socket.destroy();
       return;
     }
     const requestId = randomUUID();
-    const problem = new ProblemError('header_invalid', `the request could not be parsed as HTTP/1.1 (${error.code ?? 'parse error'})`);
     // Logged and counted as the app does its own refusals, when no request was read. One whose body failed to parse
     // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes.
     if (state === 'fresh') {

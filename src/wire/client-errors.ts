@@ -33,6 +33,30 @@ export function clientErrorState(socket: unknown): ClientErrorState {
   return inBody && pending.req === incoming && !pending.headersSent ? 'body' : 'busy';
 }
 
+/**
+ * The answer to a clientError, or null when the socket is only destroyed. Node's default statuses (408 for a request
+ * too slow, 431 for a head over the parser's limit, 413 for chunk extensions over theirs, 400 for any other parse
+ * error), with the profile's nearest code: a failure in the head is `header_invalid`, one in the body
+ * `body_malformed` (`body_too_large` for the chunk extensions). Errors that are not about the request's bytes (TLS,
+ * such as a renegotiation attack, or the socket's own) get no answer. docs/profile-decisions.md, "Requests the HTTP
+ * parser refuses".
+ */
+export function clientErrorProblem(code: string | undefined, inBody: boolean): ProblemError | null {
+  const part = inBody ? 'body' : 'head';
+  const malformed = inBody ? 'body_malformed' : 'header_invalid';
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ProblemError(malformed, `the request's ${part} did not arrive in time (${code})`, { status: 408 });
+    case 'HPE_HEADER_OVERFLOW':
+      return new ProblemError('header_invalid', `the request line and headers are over the size the Bank reads (${code})`, { status: 431 });
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new ProblemError('body_too_large', `the chunk extensions are over the size the Bank reads (${code})`);
+    default:
+      if (code !== undefined && !code.startsWith('HPE_')) return null;
+      return new ProblemError(malformed, `the request's ${part} could not be parsed as HTTP/1.1 (${code ?? 'parse error'})`);
+  }
+}
+
 /** A whole HTTP/1.1 response with a problem body, written straight on a socket, which it closes. */
 export function rawProblemResponse(problem: ProblemError, requestId: string, instance = '', headers: Record<string, string> = {}): string {
   const body = JSON.stringify(problemBody(problem, instance, requestId));

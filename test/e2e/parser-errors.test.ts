@@ -64,7 +64,6 @@ describe('HTTP parser errors', () => {
   it.each([
     ['two Content-Length headers', 'POST /payment-orders HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
     ['Content-Length with Transfer-Encoding', 'POST /payment-orders HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}'],
-    ['headers over the parser limit', `GET /payment-orders/${'A'.repeat(20_000)}/status HTTP/1.1\r\nHost: x\r\n\r\n`],
   ])('%s: 400 problem+json header_invalid', async (_name, request) => {
     const answer = await rawExchange(port, request);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
@@ -72,6 +71,26 @@ describe('HTTP parser errors', () => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
     expect(body).toMatchObject({ status: 400, code: 'header_invalid', title: 'A header is malformed' });
     expect(typeof body.request_id).toBe('string');
+  });
+
+  // Node's own statuses for these (lib/_http_server.js socketOnError), with a problem body.
+  it.each([
+    ['a URL over the parser limit', `GET /payment-orders/${'A'.repeat(20_000)}/status HTTP/1.1\r\nHost: x\r\n\r\n`],
+    ['a 17 KB header', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17_000)}\r\n\r\n`],
+    ['3000 headers', `GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n`],
+  ])('%s: 431 problem+json header_invalid', async (_name, request) => {
+    const answer = await rawExchange(port, request);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 431, code: 'header_invalid' });
+  });
+
+  it('a bad chunk in a body the app is still reading: 400 problem+json body_malformed', async () => {
+    const answer = await rawExchange(port, 'POST /payment-orders HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 400, code: 'body_malformed' });
+    expect(body.detail).toContain('HPE_INVALID_CHUNK_SIZE');
   });
 
   // RFC 9112 §3.2. Node answers this one itself (requireHostHeader) with an empty 400 unless the Bank takes it over.
