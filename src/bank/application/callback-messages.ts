@@ -13,8 +13,8 @@ export const BATCH_CALLBACK_PATH = '/callbacks/orders/status/batch';
 
 export type CallbackMode = 'unit' | 'batch' | 'auto';
 
-/** A message's state after an attempt (the outbox's states). */
-export type MessageState = CallbackRow['state'];
+/** A message's state after an attempt (the outbox's states), or `gone`: deleted (a reset) while it was being sent. */
+export type MessageState = CallbackRow['state'] | 'gone';
 
 /** Where and how one Connector is called back. */
 export interface CallbackTarget {
@@ -80,6 +80,14 @@ function chunk<T>(items: T[], size: number): T[][] {
 }
 
 export class CallbackMessages {
+  /**
+   * Messages taken for sending and not yet recorded: no other pass (the interval's, a test clock's advance) takes
+   * them meanwhile, so a message is never sent twice at once.
+   */
+  private readonly sending = new Set<number>();
+  /** Redeliveries asked for while the message was being sent: applied once its attempt is recorded. */
+  private readonly redeliverAfterAttempt = new Set<number>();
+
   constructor(
     private readonly db: Db,
     private readonly outbox: OutboxRepository,
@@ -100,10 +108,19 @@ export class CallbackMessages {
     })();
   }
 
-  /** Sends one message again, same bytes and key, with a new attempt record; false for an unknown id. */
+  /**
+   * Sends one message again, same bytes and key, with a new attempt record; false for an unknown id. Asked while the
+   * message is being sent, it waits for that attempt's record, which would otherwise overwrite it (a 200 marks the
+   * message delivered).
+   */
   redeliver(messageId: number): boolean {
     const message = this.outbox.find(messageId);
-    return message !== undefined && this.outbox.redeliver(messageId, this.clocks.now(message.clientId));
+    if (message === undefined) return false;
+    if (this.sending.has(messageId)) {
+      this.redeliverAfterAttempt.add(messageId);
+      return true;
+    }
+    return this.outbox.redeliver(messageId, this.clocks.now(message.clientId));
   }
 
   /** Sends every message in `state` (dead, typically) again, of one client or all; returns their ids. */
@@ -128,9 +145,26 @@ export class CallbackMessages {
     return frozen === null ? attempt : Math.min(attempt, frozen);
   }
 
-  /** Messages whose next attempt is due, oldest first. */
-  due(clientId: string, limit: number): CallbackRow[] {
-    return this.outbox.due(clientId, this.clocks.now(clientId), limit);
+  /**
+   * Takes up to `limit` messages whose next attempt is due, oldest first, and not already being sent. Each one taken
+   * is recorded (recordAttempts) or handed back (putBack).
+   */
+  take(clientId: string, limit: number): CallbackRow[] {
+    const due = this.outbox.due(clientId, this.clocks.now(clientId), limit + this.sending.size);
+    const taken = (this.sending.size === 0 ? due : due.filter((callback) => !this.sending.has(callback.id))).slice(0, limit);
+    for (const callback of taken) this.sending.add(callback.id);
+    return taken;
+  }
+
+  /**
+   * Messages taken whose attempt was not recorded (a pause or a stop before the send, a failed write): still pending
+   * and due in the store, so they go at the next pass, which also does what a redelivery asked meanwhile would.
+   */
+  putBack(callbacks: readonly CallbackRow[]): void {
+    for (const callback of callbacks) {
+      this.sending.delete(callback.id);
+      this.redeliverAfterAttempt.delete(callback.id);
+    }
   }
 
   /**
@@ -138,7 +172,19 @@ export class CallbackMessages {
    * commit only means a redelivery with the same key and bytes.
    */
   recordAttempts(outcomes: readonly AttemptOutcome[]): MessageState[] {
-    return this.db.transaction(() => outcomes.map((outcome) => this.recordAttempt(outcome)))();
+    return this.db.transaction(() =>
+      outcomes.map((outcome) => {
+        const state = this.recordAttempt(outcome);
+        return this.endSending(outcome.callback) ? 'pending' : state;
+      }),
+    )();
+  }
+
+  /** No longer being sent, its attempt recorded; applies a redelivery asked meanwhile (then true). */
+  private endSending(callback: CallbackRow): boolean {
+    this.sending.delete(callback.id);
+    if (!this.redeliverAfterAttempt.delete(callback.id)) return false;
+    return this.outbox.redeliver(callback.id, this.clocks.now(callback.clientId));
   }
 
   /**
@@ -203,11 +249,11 @@ export class CallbackMessages {
     );
   }
 
-  /** Records one attempt; returns the message's state after it. */
+  /** Records one attempt; returns the message's state after it (`gone` when a reset deleted it meanwhile). */
   private recordAttempt({ callback, startedAt, endedAt, response }: AttemptOutcome): MessageState {
     const attempt = callback.attempts + 1;
     const error = attemptError(response);
-    this.outbox.recordAttempt({
+    const recorded = this.outbox.recordAttempt({
       callbackId: callback.id,
       attempt,
       startedAt,
@@ -217,6 +263,7 @@ export class CallbackMessages {
       error,
       responseBody: response.body.slice(0, RESPONSE_BODY_LIMIT) || null,
     });
+    if (!recorded) return 'gone';
     const event = { client_id: callback.clientId, message_id: callback.id, idempotency_key: callback.idempotencyKey, http_status: response.status, error };
     this.events.publish('callback.attempted', callback.clientId, { ...event, attempt });
     // Dated by the attempt's own end, not by the end of the pass: a slow neighbour in the same pass must not push

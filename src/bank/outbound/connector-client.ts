@@ -39,6 +39,9 @@ export class ConnectorClient {
   private readonly recordExchange?: (exchange: SentExchange) => void;
   /** Every unit callback (and every batch) of a Connector goes to one URL: parsed once, read only from then on. */
   private readonly callbackUrl = cachedLast((target) => new URL(target));
+  /** Requests under way, and whether the client was replaced or removed: its sockets close once those end. */
+  private sending = 0;
+  private retired = false;
 
   constructor(
     readonly settings: ConnectorSettings,
@@ -117,8 +120,14 @@ export class ConnectorClient {
     return answer;
   }
 
-  private send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer, fault?: string): Promise<HttpAnswer> {
-    return this.client.send(method, url, headers, body, fault);
+  private async send(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body?: Buffer, fault?: string): Promise<HttpAnswer> {
+    this.sending += 1;
+    try {
+      return await this.client.send(method, url, headers, body, fault);
+    } finally {
+      this.sending -= 1;
+      if (this.retired && this.sending === 0) this.client.close();
+    }
   }
 
   /** The token the pull carries (a conformance run sends its own pulls with it). */
@@ -134,5 +143,14 @@ export class ConnectorClient {
 
   close(): void {
     this.client.close();
+  }
+
+  /**
+   * Closes once the requests under way have answered (the client was patched or deleted): a callback in flight
+   * is neither cut nor recorded as a failure it was not.
+   */
+  retire(): void {
+    this.retired = true;
+    if (this.sending === 0) this.client.close();
   }
 }

@@ -24,15 +24,15 @@ export class ConnectorDirectory {
     this.changeListeners.push(listener);
   }
 
-  /** Adds or replaces a client's Connector; the replaced one's sockets are closed. */
+  /** Adds or replaces a client's Connector; the replaced one's sockets close once its requests under way end. */
   upsert(settings: ConnectorSettings): void {
-    this.clients.get(settings.clientId)?.close();
+    this.clients.get(settings.clientId)?.retire();
     this.clients.set(settings.clientId, this.clientFor(settings));
     this.changed();
   }
 
   remove(clientId: string): void {
-    this.clients.get(clientId)?.close();
+    this.clients.get(clientId)?.retire();
     this.clients.delete(clientId);
     this.paused.delete(clientId);
     this.changed();

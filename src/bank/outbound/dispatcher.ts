@@ -29,10 +29,15 @@ export function plainHttpRefusal(url: string, allowPlainHttp: boolean): string |
 const CONFLICTING_FINAL: AttemptFaults = { ...CLEAN_ATTEMPT, marks: ['conflicting_final'] };
 
 export class Dispatcher {
-  private cycle: Promise<number> | null = null;
+  /**
+   * The passes under way, by client. Each Connector has its own, so a slow one holds up only itself; a second pass
+   * for the same client may start beside the first (a message due meanwhile need not wait for the first's slowest
+   * answer), since a message being sent is never taken twice (CallbackMessages.take).
+   */
+  private readonly passes = new Map<string, Set<Promise<number>>>();
+  /** Sends under way, by client: all of a client's passes together stay within `concurrency`. */
+  private readonly sending = new Map<string, number>();
   private stopped = false;
-  /** Messages waiting out an injected delay: no pass picks them up meanwhile. */
-  private readonly delayed = new Set<number>();
   private readonly delayTimers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -43,16 +48,32 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {}
 
-  /** One build+deliver pass over every Connector; concurrent calls share the pass in progress. */
-  runOnce(): Promise<number> {
-    if (!this.cycle) {
-      this.cycle = Promise.all(this.wallClockConnectors().map((connector) => this.runFor(connector)))
-        .then((counts) => counts.reduce((total, count) => total + count, 0))
-        .finally(() => {
-          this.cycle = null;
-        });
-    }
-    return this.cycle;
+  /**
+   * A build+deliver pass for every Connector on the wall clock, each on its own; resolves once those and the
+   * passes already under way for them have ended, with the attempts the new passes made.
+   */
+  async runOnce(): Promise<number> {
+    const connectors = this.wallClockConnectors();
+    const started = connectors.map((connector) => this.startPass(connector));
+    await Promise.all(connectors.map((connector) => this.passesOf(connector.settings.clientId)));
+    const counts = await Promise.all(started);
+    return counts.reduce((total, count) => total + count, 0);
+  }
+
+  /**
+   * Starts a pass for every Connector on the wall clock without waiting for any: a pass that sent something is
+   * followed by another, so a burst drains at full speed, and a slow Connector holds up only its own sends.
+   */
+  kick(): void {
+    for (const connector of this.wallClockConnectors()) this.keepDelivering(connector);
+  }
+
+  private keepDelivering(connector: ConnectorClient): void {
+    const clientId = connector.settings.clientId;
+    void this.startPass(connector).then((made) => {
+      const current = this.connectors.get(clientId);
+      if (made > 0 && current && !this.clocks.isClocked(clientId)) this.keepDelivering(current);
+    });
   }
 
   /** No new pass or delivery starts after this. */
@@ -65,7 +86,7 @@ export class Dispatcher {
   /** Halts, then lets in-flight deliveries finish. */
   async stop(): Promise<void> {
     this.halt();
-    await this.cycle;
+    await Promise.all([...this.passes.keys()].map((clientId) => this.passesOf(clientId)));
   }
 
   /** Clients with a test clock are served only by their clock's advance (deliverFor), never by the interval. */
@@ -80,9 +101,11 @@ export class Dispatcher {
   async deliverFor(clientId: string, maxPasses = 1000): Promise<number> {
     const connector = this.connectors.get(clientId);
     if (!connector || this.connectors.isPaused(clientId)) return 0;
+    // Attempts the interval made before the clock was attached end first: what they record is due-time input here.
+    await this.passesOf(clientId);
     let attempts = 0;
     for (let pass = 0; pass < maxPasses && !this.stopped; pass += 1) {
-      const made = await this.runFor(connector);
+      const made = await this.startPass(connector);
       if (made === 0) break;
       attempts += made;
     }
@@ -99,16 +122,50 @@ export class Dispatcher {
     return this.messages.nextDueOf(connector.settings);
   }
 
+  /** One pass for one Connector; its failure is logged and ends only that pass. */
+  private startPass(connector: ConnectorClient): Promise<number> {
+    const clientId = connector.settings.clientId;
+    const running = this.passes.get(clientId) ?? new Set<Promise<number>>();
+    this.passes.set(clientId, running);
+    const pass: Promise<number> = this.runFor(connector)
+      .catch((error: unknown) => {
+        this.logger.error('dispatch pass failed', { client_id: clientId, error: (error as Error).message });
+        return 0;
+      })
+      .finally(() => {
+        running.delete(pass);
+        if (running.size === 0 && this.passes.get(clientId) === running) this.passes.delete(clientId);
+      });
+    running.add(pass);
+    return pass;
+  }
+
+  /** Resolves once the passes under way for this client have ended. */
+  private async passesOf(clientId: string): Promise<void> {
+    await Promise.all([...(this.passes.get(clientId) ?? [])]);
+  }
+
   private async runFor(connector: ConnectorClient): Promise<number> {
-    if (this.stopped) return 0;
+    if (this.freeSends(connector.settings.clientId) <= 0) return 0;
     this.messages.freeze(connector.settings);
     return this.deliverDue(connector);
   }
 
+  /** How many more sends this client may start now (0 when stopped, paused or removed). */
+  private freeSends(clientId: string): number {
+    return this.maySend(clientId) ? this.options.concurrency - (this.sending.get(clientId) ?? 0) : 0;
+  }
+
+  /** Whether this client's messages may be sent now: not stopped, not paused, and it still has a Connector. */
+  private maySend(clientId: string): boolean {
+    return !this.stopped && !this.connectors.isPaused(clientId) && this.connectors.has(clientId);
+  }
+
   /**
-   * Sends every due message of one Connector, recording the attempts a `concurrency` at a time as they end, and the
-   * rest when the pass ends. Returns how many were attempted (an attempt held back by an injected delay is made and
-   * recorded later, on its own).
+   * Sends due messages of one Connector, with at most `concurrency` sends of that client under way across its
+   * passes, recording the attempts a `concurrency` at a time as they end, and the rest when the pass ends. Returns
+   * how many were attempted (an attempt held back by an injected delay is made and recorded later, on its own).
+   * A pause, a removal or a stop ends the pass before its next send; what it had not sent is handed back.
    *
    * Why not all at once at the end: a pass takes `concurrency × 8` messages, and an attempt that ended early would
    * wait for the slowest one to be stored: a delivered callback shown as pending for seconds behind a slow
@@ -118,7 +175,9 @@ export class Dispatcher {
   async deliverDue(connector: ConnectorClient): Promise<number> {
     const clientId = connector.settings.clientId;
     const { concurrency } = this.options;
-    const due = this.messages.due(clientId, concurrency * 8).filter((callback) => !this.delayed.has(callback.id));
+    const free = this.freeSends(clientId);
+    if (free <= 0) return 0;
+    const due = this.messages.take(clientId, concurrency * 8);
     const pass = this.options.faults?.passOrder(clientId, due) ?? { order: due, moved: new Set<CallbackRow>() };
     const ended: AttemptOutcome[] = [];
     let attempted = 0;
@@ -128,25 +187,56 @@ export class Dispatcher {
     };
     let next = 0;
     const worker = async () => {
-      while (next < pass.order.length && !this.stopped) {
-        const callback = pass.order[next];
-        next += 1;
-        const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
-        if (faults.delayMs > 0) {
-          this.attemptLater(connector, callback, faults);
-          continue;
+      this.sending.set(clientId, (this.sending.get(clientId) ?? 0) + 1);
+      try {
+        while (next < pass.order.length && this.maySend(clientId)) {
+          const callback = pass.order[next];
+          next += 1;
+          // The client's Connector as it is now: a PATCH during the pass retires the old one once its sends end.
+          const current = this.connectors.get(clientId) ?? connector;
+          const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
+          if (faults.delayMs > 0) {
+            this.attemptLater(current, callback, faults);
+            continue;
+          }
+          const outcome = await this.attemptOrPutBack(current, callback, faults);
+          if (outcome) ended.push(outcome);
+          if (ended.length >= concurrency) recordEnded();
         }
-        ended.push(await this.attempt(connector, callback, faults));
-        if (ended.length >= concurrency) recordEnded();
+      } finally {
+        this.sending.set(clientId, (this.sending.get(clientId) ?? 1) - 1);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, pass.order.length) }, worker));
-    recordEnded();
+    try {
+      await Promise.all(Array.from({ length: Math.min(free, pass.order.length) }, worker));
+    } finally {
+      recordEnded();
+      this.messages.putBack(pass.order.slice(next));
+    }
     return attempted;
   }
 
+  /** One attempt, or none when it threw (a bug, not a Connector's answer): the message goes at the next pass. */
+  private async attemptOrPutBack(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): Promise<AttemptOutcome | null> {
+    try {
+      return await this.attempt(connector, callback, faults);
+    } catch (error) {
+      this.logger.error('callback attempt failed before an answer', { client_id: callback.clientId, callback_id: callback.id, error: (error as Error).message });
+      this.messages.putBack([callback]);
+      return null;
+    }
+  }
+
+  /** Records attempts; when the store refuses the write, the messages stay pending and go again at a later pass. */
   private record(outcomes: AttemptOutcome[]): void {
-    const states = this.messages.recordAttempts(outcomes);
+    let states: MessageState[];
+    try {
+      states = this.messages.recordAttempts(outcomes);
+    } catch (error) {
+      this.messages.putBack(outcomes.map((outcome) => outcome.callback));
+      this.logger.error('callback attempts not recorded: they will be sent again', { callback_ids: outcomes.map((outcome) => outcome.callback.id), error: (error as Error).message });
+      return;
+    }
     outcomes.forEach((outcome, index) => this.logOutcome(outcome.callback, outcome.response, states[index]));
   }
 
@@ -161,16 +251,12 @@ export class Dispatcher {
 
   /** An injected delay: the attempt is made delay_ms later, on its own, without holding up the pass or other clients. */
   private attemptLater(connector: ConnectorClient, callback: CallbackRow, faults: AttemptFaults): void {
-    this.delayed.add(callback.id);
     const timer = setTimeout(() => {
       this.delayTimers.delete(timer);
-      if (this.stopped) return void this.delayed.delete(callback.id);
-      void this.attempt(connector, callback, faults)
-        .then((outcome) => {
-          if (!this.stopped) this.record([outcome]);
-        })
-        .catch((error: unknown) => this.logger.error('delayed callback attempt failed', { callback_id: callback.id, error: (error as Error).message }))
-        .finally(() => this.delayed.delete(callback.id));
+      if (!this.maySend(callback.clientId)) return void this.messages.putBack([callback]);
+        void this.attemptOrPutBack(connector, callback, faults).then((outcome) => {
+        if (outcome && !this.stopped) this.record([outcome]);
+      });
     }, faults.delayMs);
     timer.unref();
     this.delayTimers.add(timer);
@@ -197,6 +283,10 @@ export class Dispatcher {
 
   private logOutcome(callback: CallbackRow, response: ConnectorResponse, state: MessageState): void {
     const attempt = callback.attempts + 1;
+    if (state === 'gone') {
+      this.logger.info('callback attempt not recorded: its message was deleted (a reset) while it was sent', { client_id: callback.clientId, callback_id: callback.id, status: response.status });
+      return;
+    }
     const error = attemptError(response);
     const context = { client_id: callback.clientId, callback_id: callback.id, kind: callback.kind, idempotency_key: callback.idempotencyKey, attempt, status: response.status, latency_ms: response.latencyMs };
     if (error === null) {

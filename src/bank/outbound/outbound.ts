@@ -64,17 +64,12 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     wakeScheduled = true;
     setImmediate(() => {
       wakeScheduled = false;
-      void pump();
+      pump();
     });
   };
-  // Keeps dispatching while passes find work, so a burst drains at full speed rather than one pass per interval.
-  const pump = async () => {
-    if (halted) return;
-    try {
-      while ((await dispatcher.runOnce()) > 0);
-    } catch (error) {
-      logger.error('dispatch pass failed', { error: (error as Error).message });
-    }
+  // Each Connector's passes follow one another while they find work (Dispatcher.kick); nothing here waits for them.
+  const pump = () => {
+    if (!halted) dispatcher.kick();
   };
 
   deps.outboxWriter.onQueued(wake);
@@ -115,7 +110,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     start() {
       started = true;
       settlement.start();
-      dispatchTimer = setInterval(() => void pump(), config.dispatchIntervalMs);
+      dispatchTimer = setInterval(pump, config.dispatchIntervalMs);
       ensurePollSchedule();
       logger.info('outbound started', {
         connectors: connectors.all().map((connector) => ({ client_id: connector.settings.clientId, url: connector.settings.baseUrl, mode: connector.settings.callbackMode, poll: connector.settings.poll })),

@@ -177,8 +177,16 @@ export class OutboxRepository {
     return this.dueStmt.all(clientId, nowMs, limit);
   }
 
-  recordAttempt(attempt: AttemptRow): void {
-    this.attemptStmt.run(attempt);
+  /** False when the message no longer exists (a reset deleted it while it was being sent): nothing is written. */
+  recordAttempt(attempt: AttemptRow): boolean {
+    try {
+      this.attemptStmt.run(attempt);
+      return true;
+    } catch (error) {
+      // Caught rather than looked up first: a lookup would cost every attempt for what only a reset can cause.
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false;
+      throw error;
+    }
   }
 
   markDelivered(callbackId: number, nowMs: number): void {
