@@ -84,7 +84,8 @@ export interface Bank {
   conformance: ConformanceRuns;
   /** What GET /metrics exposes. */
   metrics: BankMetrics;
-  housekeeping(): void;
+  /** Drops expired nonces and idempotency records and prunes the journal; expired rows go a chunk at a time. */
+  housekeeping(): Promise<void>;
   close(): void;
 }
 
@@ -220,13 +221,31 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
         clientRegistrations: { repository: clientRepository, connectorTls: options.connectorTls ?? {}, clock, jwksUriRefusal: (url) => jwksFetcher.refusal(url) },
       }))),
   });
-  const housekeeping = () => {
-    const now = clock.now();
-    const nonceCount = nonces.prune(now);
-    const idemCount = idempotency.prune(now);
-    if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
-    const journalCount = journal.prune();
-    if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
+  // Expired nonces are ~50,000 rows a minute at 850 creates/s, more after a busy spell (140,000 held the event loop
+  // 1.2 s in one DELETE): they go a chunk at a time, requests served in between (store/chunked-delete.ts). The
+  // journal's prune runs first and at once, as before (each flush prunes too, so it is incremental). A run still
+  // going when the next is due: that one joins it.
+  let housekeepingRun: Promise<void> | null = null;
+  const housekeeping = (): Promise<void> => {
+    if (housekeepingRun) return housekeepingRun;
+    const run = (async () => {
+      try {
+        const journalCount = journal.prune();
+        if (journalCount > 0) logger.debug('pruned the journal', { entries: journalCount });
+        const now = clock.now();
+        const nonceCount = await nonces.pruneInChunks(now);
+        if (!db.open) return;
+        const idemCount = idempotency.prune(now);
+        if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
+      } catch (error) {
+        if (db.open) logger.warn('housekeeping failed', { error: (error as Error).message });
+      }
+    })();
+    housekeepingRun = run;
+    void run.then(() => {
+      if (housekeepingRun === run) housekeepingRun = null;
+    });
+    return run;
   };
   return {
     config, app, db, book, pulledOrders, clocks, testClocks, signer, registry, tokens, outbound, clock, logger, housekeeping, events: eventLog, journal, conformance, metrics,
