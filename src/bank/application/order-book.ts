@@ -131,6 +131,17 @@ export class OrderBook {
     return this.settleBatches(() => this.orders.dueForSettlement(this.clocks.base.now(), batchSize, { exceptClients: clocked }), batchSize);
   }
 
+  /**
+   * One batch of settleAllDue: settles up to `batchSize` orders due on the Bank's clock, oldest first. `more`: a full
+   * batch that changed something, so more may be due (the settlement tick yields to the event loop, then asks again).
+   */
+  settleDueBatch(batchSize = 500): { settled: number; more: boolean } {
+    const due = this.orders.dueForSettlement(this.clocks.base.now(), batchSize, { exceptClients: this.clocks.clockedClients() });
+    let settled = 0;
+    for (const order of due) if (this.settleIfDue(order).status !== 'PENDING') settled += 1;
+    return { settled, more: due.length === batchSize && settled > 0 };
+  }
+
   /** Settles one client's orders due by its own clock, oldest first (a test clock advance). */
   settleDueOf(clientId: string, batchSize = 500): Order[] {
     const settled: Order[] = [];
