@@ -8,6 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { Request } from 'express';
 import { withinWindow } from '../wire/freshness';
+import { originForm } from '../wire/http-edge';
 import { peekHeader } from '../wire/jws';
 import { sameSecret } from '../wire/secrets';
 import { SignedFlow } from '../wire/signature-base';
@@ -77,8 +78,9 @@ export async function verifyBankRequest(req: Request, rawBody: Buffer, flow: Ban
   if (!fresh && !flaws.has('accepts_stale_timestamp') /* FLAW accepts_stale_timestamp: lets a stale X-Timestamp through */) {
     throw new Problem('timestamp_out_of_window', `X-Timestamp is more than ${config.timestampWindowS} s from the connector's clock`);
   }
-  // req.originalUrl is the request target exactly as it travelled: path and raw query, nothing re-encoded.
-  const request: IncomingRequest = { method: req.method, target: req.originalUrl, header: (name) => header(req, name), body: rawBody };
+  // The request target exactly as it travelled: path and raw query, nothing re-encoded; an absolute-form target
+  // (RFC 9112 section 3.2.2) without its scheme and authority.
+  const request: IncomingRequest = { method: req.method, target: originForm(req.originalUrl), header: (name) => header(req, name), body: rawBody };
   const findKey: KeyLookup<Promise<KeyObject | null>> = (kid, alg) => deps.jwks.keyFor(kid, alg);
   const failure = await checkSignatureAsync(flow, request, findKey, KEY_OWNER);
   if (failure && !(await acceptedByFlaw(failure, flow, request, findKey, flaws)) /* FLAW accepts_bad_signature, accepts_alg_none, checks_only_digest */) {

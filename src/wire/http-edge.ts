@@ -4,9 +4,31 @@ import type { AddressInfo, Server } from 'node:net';
 import type { Request } from 'express';
 import { ProblemError } from './problems';
 
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
+
+/**
+ * The request target in origin form, path and raw query exactly as they travelled (profile section 1, `@target-uri`).
+ * A server MUST accept the absolute form too (RFC 9112 section 3.2.2: `POST http://host:port/payment-orders`), whose
+ * scheme and authority are cut here. The origin form (the usual one) is known by its first character and returned
+ * as is.
+ */
+export function originForm(target: string): string {
+  if (target.charCodeAt(0) === 0x2f /* / */) return target;
+  const absolute = ABSOLUTE_FORM.exec(target);
+  if (!absolute) return target;
+  const rest = target.slice(absolute[0].length);
+  return rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
+}
+
+/** The authority of an absolute-form target, which RFC 9112 section 3.2.2 puts before Host; null for origin form. */
+export function targetAuthority(target: string): string | null {
+  if (target.charCodeAt(0) === 0x2f) return null;
+  return ABSOLUTE_FORM.exec(target)?.[1] ?? null;
+}
+
 /** The path as the client sent it, without the query: req.path loses a mounted router's prefix while it runs. */
 export function requestPath(req: Pick<Request, 'originalUrl'>): string {
-  return req.originalUrl.split('?')[0];
+  return originForm(req.originalUrl).split('?')[0];
 }
 
 /** The last route: anything no route matched is 404 route_not_found. */

@@ -5,6 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { peekHeader } from '../../../wire/jws';
 import { ProblemError } from '../../../wire/problems';
+import { originForm } from '../../../wire/http-edge';
 import { contentDigestOfSha256 } from '../../../wire/signature-base';
 import { checkSignature as verifySignature, incomingSignatureBase, IncomingRequest, VerifyFailure } from '../../../wire/verify-request';
 import { findClientKey } from '../../security/client-registry';
@@ -13,7 +14,8 @@ import { Exchange, requireClient, Step } from '../exchange';
 function incoming(exchange: Exchange): IncomingRequest {
   return {
     method: exchange.req.method,
-    target: exchange.req.originalUrl,
+    // Path and query only, also for an absolute-form target (profile section 1; RFC 9112 section 3.2.2).
+    target: originForm(exchange.req.originalUrl),
     header: (name: string) => exchange.header(name),
     body: exchange.rawBody,
     bodySha256: exchange.bodySha256,
