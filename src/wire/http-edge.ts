@@ -44,13 +44,27 @@ export function methodNotAllowed(allowed: string): () => never {
 }
 
 /**
- * RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Both sides create their servers with
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, or any request with two, is a 400. Both sides create their servers with
  * requireHostHeader: false, since node's own answer has no body, and refuse here instead, with the request's id
  * and in its route's format. HTTP/1.0 without Host stays allowed, as in node.
  */
 export function missingHost(req: Request): ProblemError | undefined {
-  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
+  if (req.headers.host !== undefined) {
+    // Node keeps the first of several Host lines; RFC 9112 section 3.2 makes more than one a 400 in any version.
+    if (hostLines(req.rawHeaders) < 2) return undefined;
+    return new ProblemError('header_invalid', 'the request has more than one Host header (RFC 9112 section 3.2)');
+  }
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
   return new ProblemError('header_invalid', 'the request has no Host header, which HTTP/1.1 requires (RFC 9112 section 3.2)');
+}
+
+function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
 }
 
 /** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */
