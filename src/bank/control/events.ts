@@ -8,10 +8,11 @@ import { formatInstant } from '../../wire/rfc3339';
 import { eventView, StoredEvent } from '../application/event-log';
 import { Order } from '../domain/order';
 import { ControlArea } from './index';
-import { parseQuery, queryEnum, queryInteger, queryText } from './http';
+import { parseQuery, queryEnum, queryInteger, queryText, requestLog } from './http';
 import { orderView } from './orders';
 
-const REPLAY_PAGE = 1000;
+/** Small pages: a replay waiting for 'drain' holds at most one page of events. */
+const REPLAY_PAGE = 100;
 /** A reader this far behind is cut off; it resumes with Last-Event-ID and loses nothing. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const WAIT_DEFAULT_S = 30;
@@ -76,37 +77,92 @@ export const eventsArea: ControlArea = (router, deps) => {
 
     let lastSent = after ?? 0;
     let open = true;
-    const write = (text: string) => {
-      if (!open) return;
-      res.write(text);
-      if (res.writableLength > MAX_BUFFERED_BYTES) close();
+    // While the stored events are replayed, live events are left to the replay: it reads them from the table
+    // (they are committed before they are delivered), so nothing is sent twice or out of order.
+    let replaying = after !== null;
+    /** Writes `text`; false when the socket's buffer is full (the replay then waits for 'drain'). */
+    const write = (text: string): boolean => {
+      if (!open) return false;
+      const more = res.write(text);
+      // A reader this far behind holds memory for nothing: destroyed (not ended, which would keep the buffer and
+      // the socket until the bytes were read). It resumes with Last-Event-ID and loses nothing.
+      if (res.writableLength > MAX_BUFFERED_BYTES) cutOff(res.writableLength);
+      return more && open;
     };
-    const send = (event: StoredEvent) => {
-      if (event.id <= lastSent || (clientId !== null && event.clientId !== clientId)) return;
+    const send = (event: StoredEvent): boolean => {
+      if (event.id <= lastSent || (clientId !== null && event.clientId !== clientId)) return true;
       lastSent = event.id;
-      write(sseMessage(event));
+      return write(sseMessage(event));
     };
-    // Subscribed before the replay, both synchronously: nothing committed in between can be missed, and what
-    // both deliver is sent once (ids only increase).
-    const subscription = log.subscribe(send, () => close());
+    // Subscribed before the replay: nothing committed meanwhile can be missed, and what both deliver is sent
+    // once (ids only increase).
+    const subscription = log.subscribe(
+      (event) => void (replaying || send(event)),
+      () => close(),
+    );
     const heartbeat = setInterval(() => write(': heartbeat\n\n'), log.heartbeatMs);
-    const close = () => {
-      if (!open) return;
+    const stop = () => {
       open = false;
       clearInterval(heartbeat);
       subscription.unsubscribe();
+    };
+    const close = () => {
+      if (!open) return;
+      stop();
       res.end();
+    };
+    const cutOff = (pending: number) => {
+      if (!open) return;
+      stop();
+      requestLog(deps.logger, res).warn('event stream reader too slow; stream closed', { pending_bytes: pending, limit_bytes: MAX_BUFFERED_BYTES, last_event_id: lastSent, client_id: clientId });
+      res.destroy();
     };
     req.on('close', close);
     res.on('close', close);
     write(': sandbox-bank events\n\n');
     if (fromAnotherStore) write(resetMessage(asked, newest, Date.now()));
-    if (after !== null) {
+    if (replaying) {
+      replay().catch((error: unknown) => {
+        requestLog(deps.logger, res).warn('event stream replay failed', { error: (error as Error).message, last_event_id: lastSent });
+        if (open) {
+          stop();
+          res.destroy();
+        }
+      });
+    }
+
+    /** Sends the stored events after lastSent a page at a time, waiting for 'drain' whenever the socket is full. */
+    async function replay(): Promise<void> {
       for (;;) {
+        if (!open) return;
         const page = log.replay(lastSent, clientId, REPLAY_PAGE);
-        for (const event of page) send(event);
-        if (page.length < REPLAY_PAGE || !open) break;
+        let waited = false;
+        for (const event of page) {
+          if (send(event)) continue;
+          if (!open) return;
+          waited = true;
+          await drained();
+          if (!open) return;
+        }
+        // Live once a short page was sent without waiting, in the same tick as its read: every event committed
+        // after that read is delivered live. After a wait the table is read again (events committed meanwhile).
+        if (page.length < REPLAY_PAGE && !waited) {
+          replaying = false;
+          return;
+        }
       }
+    }
+
+    function drained(): Promise<void> {
+      return new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
     }
   });
 
