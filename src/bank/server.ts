@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'winston';
 import { createBank, loadClientDefinitions } from './bank';
 import { BankConfig, loadConfig } from './config';
@@ -10,6 +11,7 @@ import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
 import { ensureDataDir } from '../wire/sqlite';
+import { ProblemError } from '../wire/problems';
 import { clientErrorProblem, clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
 import { listen } from '../wire/http-edge';
@@ -51,6 +53,16 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
       countUnparsed(problem.code);
     }
     socket.end(rawProblemResponse(problem, requestId));
+  });
+  // CONNECT asks for a tunnel, which the Bank (no proxy) does not open: without this listener node closes the
+  // connection with no answer. 405 with an empty Allow (RFC 9110 section 10.2.1: the authority allows no method here).
+  server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const requestId = randomUUID();
+    const problem = new ProblemError('method_not_allowed', 'the Bank is not a proxy: CONNECT opens no tunnel here');
+    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail, method: req.method });
+    countUnparsed(problem.code);
+    socket.end(rawProblemResponse(problem, requestId, '', { Allow: '' }));
   });
 }
 

@@ -154,6 +154,14 @@ describe('HTTP parser errors', () => {
     expect(statusLines(transcript).filter((line) => !line.startsWith('HTTP/1.1 200'))).toEqual([]);
   });
 
+  it('CONNECT: 405 problem+json method_not_allowed, then the connection closes', async () => {
+    const answer = await rawExchange(port, 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(answer).toMatch(/\r\nAllow: \r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 405, code: 'method_not_allowed' });
+  });
+
   it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {
     const answer = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
