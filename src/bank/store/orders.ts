@@ -61,6 +61,9 @@ const ACCEPTANCE_COLUMNS = ['accepted_status', 'accepted_reason_code', 'accepted
 const selectOf = (fields: readonly (keyof Order)[]): string => `SELECT ${fields.map((field) => `${COLUMNS[field]} AS ${field}`).join(', ')} FROM orders`;
 const SELECT = selectOf(FIELDS);
 
+/** A client with this many orders is listed by walking the orders newest first (OrderRepository.walksNewestFirst). */
+const WALK_FROM = 10_000;
+
 export class OrderRepository {
   private readonly findStmt;
   private readonly findPolledStmt;
@@ -164,7 +167,7 @@ export class OrderRepository {
   /** Orders newest first (insertion order), filtered; each with its row number for the next cursor. */
   search(filter: OrderFilter, limit: number): { row: number; order: Order }[] {
     const conditions: [string, unknown][] = [
-      ['client_id = ?', filter.clientId],
+      [this.walksNewestFirst(filter) ? '+client_id = ?' : 'client_id = ?', filter.clientId],
       ['status = ?', filter.status],
       ['reference = ?', filter.reference],
       ['scenario = ?', filter.scenario],
@@ -179,6 +182,18 @@ export class OrderRepository {
       .prepare(`${SELECT.replace('SELECT ', 'SELECT rowid AS row, ')} ${where} ORDER BY rowid DESC LIMIT ?`)
       .all(...used.map(([, value]) => value), limit) as (Order & { row: number })[];
     return rows.map(({ row, ...order }) => ({ row, order }));
+  }
+
+  /**
+   * Whether search() should walk the orders newest first (rowid DESC, `+client_id` keeps the planner off the
+   * (client_id, reference) index) and stop at its limit, rather than read all of the client's orders through that
+   * index and sort them: sorting a client's 140,000 orders took 80-125 ms a page, every cursor page; walking takes
+   * under 1 ms then, but scans the whole table (~90 ms) for a client with few orders. Counting the client's orders
+   * is a covering index range (~4 ms at 140,000, 0.01 ms at 100), so the walk is taken from WALK_FROM orders up.
+   */
+  private walksNewestFirst(filter: OrderFilter): boolean {
+    if (filter.clientId === undefined || filter.reference !== undefined) return false;
+    return (this.db.prepare('SELECT COUNT(*) FROM orders WHERE client_id = ?').pluck().get(filter.clientId) as number) >= WALK_FROM;
   }
 
   count(): number {
