@@ -26,7 +26,7 @@ import { drainable } from '../wire/drain';
  * node's own handler (lib/_http_server.js, socketOnError), nothing is written over a response already on its way
  * (wire/client-errors.ts, clientErrorState): the socket is destroyed instead.
  */
-function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: (code: string) => void): void {
+function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: (code: string, status: number) => void): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
@@ -50,7 +50,7 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes.
     if (state === 'fresh') {
       logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
-      countUnparsed(problem.code);
+      countUnparsed(problem.code, problem.status);
     }
     socket.end(rawProblemResponse(problem, requestId));
   });
@@ -61,7 +61,7 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     const requestId = randomUUID();
     const problem = new ProblemError('method_not_allowed', 'the Bank is not a proxy: CONNECT opens no tunnel here');
     logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail, method: req.method });
-    countUnparsed(problem.code);
+    countUnparsed(problem.code, problem.status);
     socket.end(rawProblemResponse(problem, requestId, '', { Allow: '' }));
   });
 }

@@ -119,6 +119,13 @@ describe('HTTP parser errors', () => {
     expect(metrics).toMatch(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} [1-9]/m);
   });
 
+  it('are counted under the status they were answered with (431 for an oversized head)', async () => {
+    const answer = await rawExchange(port, `GET /readyz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    const metrics = await (await fetch(`${bank.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    expect(metrics).toMatch(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="431"\} [1-9]/m);
+  });
+
   it('a body that fails to parse after the head was read is counted once, by the app (499), not also as unparsed', async () => {
     const scrape = async () => (await fetch(`${bank.httpUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
     const unparsed = (metrics: string) => Number(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} (\d+)/m.exec(metrics)?.[1] ?? 0);

@@ -79,7 +79,7 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
 export class BankMetrics implements HttpMetrics {
   readonly countRequests: RequestHandler;
   /** A request node's HTTP parser refused, answered with this problem code before express saw it. */
-  readonly countUnparsed: (code: string) => void;
+  readonly countUnparsed: (code: string, status: number) => void;
   readonly endpoint: RequestHandler[];
   /** Every series of this Bank, in the order the scrape lists them. */
   private readonly tallies: (CounterTally | GaugeTally | HistogramTally)[] = [];
@@ -101,7 +101,7 @@ export class BankMetrics implements HttpMetrics {
     const prefix = METRIC_PREFIX;
     const requests = new RequestMetrics(prefix);
     this.countRequests = requests.middleware;
-    this.countUnparsed = (code) => requests.countUnparsed(code);
+    this.countUnparsed = (code, status) => requests.countUnparsed(code, status);
     this.endpoint = [sources.guard, (req, res, next) => void this.answerScrape(req, res, next)];
     const register = <T extends CounterTally | GaugeTally | HistogramTally>(tally: T): T => (this.tallies.push(tally), tally);
     register(requests.requests);

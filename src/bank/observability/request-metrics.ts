@@ -112,8 +112,8 @@ export class RequestMetrics {
    * A request node's HTTP parser refused (answered before express, server.ts): counted like an unmatched route. Its
    * method is unknown, since the request line may be what failed to parse.
    */
-  countUnparsed(code: string): void {
-    const series = this.seriesOf(UNMATCHED_ROUTE, UNPARSED_METHOD, 400);
+  countUnparsed(code: string, status: number): void {
+    const series = this.seriesOf(UNMATCHED_ROUTE, UNPARSED_METHOD, status);
     series.requests.inc();
     series.duration.observe(0);
     this.refusalOf(code).inc();
