@@ -11,6 +11,7 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type express from 'express';
 import { bankDocument } from '../../src/bank/http/openapi/documents';
+import { originForm } from '../../src/wire/http-edge';
 
 type JsonObject = Record<string, unknown>;
 
@@ -207,7 +208,8 @@ export function observeApp(app: express.Express, onResponse: (observed: Observed
   const handle = (app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, next?: unknown) => void }).handle.bind(app);
   (app as unknown as { handle: typeof handle }).handle = (req, res, next) => {
     const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
+    // An absolute-form target (RFC 9112 section 3.2.2) is the operation of its path and query.
+    const url = originForm(req.url ?? '/');
     const requestHeaders = { ...req.headers };
     const chunks: Buffer[] = [];
     let size = 0;
