@@ -101,6 +101,18 @@ describe('the OpenAPI documents', () => {
     expect(missing).toEqual([]);
   });
 
+  it("every Bank operation but the token endpoint lists the parser's 408 and 431 (the wait keeps its own 408)", () => {
+    const missing: string[] = [];
+    for (const [route, item] of Object.entries(bank.paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (route === '/oauth/token') continue;
+        if (!operation.responses['431']?.description.includes('size limit')) missing.push(`${method} ${route}: 431`);
+        if (!operation.responses['408']) missing.push(`${method} ${route}: 408`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('every signed flow lists its signature headers as required parameters, in the signature base order', () => {
     const create = (bank.paths as JsonObject)['/payment-orders'] as JsonObject;
     const names = ((create.post as JsonObject).parameters as JsonObject[]).map((parameter) => String(parameter.$ref).split('/').pop());

@@ -4,7 +4,7 @@
 import { headerParameter, headerParameterComponents, RESPONSE_HEADER_NAMES, RESPONSE_HEADERS, responseHeader, signatureBaseDescription, signedHeaderParameters } from './headers';
 import type { ProblemCode } from '../../../wire/problems';
 import { AnswerSpec, BodySpec, OperationSpec } from './model';
-import { oauthErrorResponses, problemResponses } from './problem-answers';
+import { oauthErrorResponses, parserRefusalResponses, problemResponses } from './problem-answers';
 import { componentRef, JsonObject, SchemaName, schemaComponents, schemaExamples, schemaFileExists } from './schema-components';
 
 const PATH_PARAMETER = /\{([^}]+)\}/g;
@@ -47,7 +47,8 @@ export interface DocumentStyle {
   requestIdOnEveryAnswer: boolean;
   /**
    * Every operation may answer 400 header_invalid to a request HTTP/1.1 cannot take: no Host, or one node's parser
-   * refuses (the Bank's http/app.ts and server.ts). The Bank's document says so on each operation.
+   * refuses (the Bank's http/app.ts and server.ts), and 408 or 431 when the parser times out or the head is too
+   * large. The Bank's document says so on each operation.
    */
   headerRefusalsOnEveryOperation: boolean;
 }
@@ -89,6 +90,10 @@ export function operationObject(operation: OperationSpec, style: DocumentStyle):
   const problems = operation.problems ?? [];
   const refusals = style.headerRefusalsOnEveryOperation && !operation.oauthErrors && !problems.includes('header_invalid') ? HEADER_REFUSAL : [];
   Object.assign(responses, problemResponses([...problems, ...refusals], operation.path));
+  if (style.headerRefusalsOnEveryOperation && !operation.oauthErrors) {
+    // An operation's own answer of that status (the wait's 408 wait_timeout) keeps its place.
+    for (const [status, response] of Object.entries(parserRefusalResponses(operation.path))) responses[status] ??= response;
+  }
   Object.assign(responses, oauthErrorResponses(operation.oauthErrors ?? []));
   for (const spec of operation.specialErrors ?? []) responses[String(spec.status)] = answer(spec, style);
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

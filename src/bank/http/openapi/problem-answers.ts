@@ -85,24 +85,37 @@ export function problemResponses(codes: readonly ProblemCode[], instance: string
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, JsonObject> = {};
-  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = {
-      description: describeCodes(group),
-      headers: problemHeaders(status, group),
-      content: {
-        [PROBLEM_CONTENT_TYPE]: {
-          schema: {
-            allOf: [
-              { $ref: componentRef('problem') },
-              { properties: { status: { const: status }, code: { enum: group }, type: { enum: group.map(problemTypeUri) } } },
-            ],
-          },
-          examples: Object.fromEntries(group.map((code) => [code, { summary: PROBLEM_TYPES[code].title, value: problemExample(code, instance) }])),
-        },
-      },
-    };
-  }
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(status, group, instance, describeCodes(group));
   return responses;
+}
+
+/**
+ * What node's HTTP parser makes the Bank answer on any operation, with its own status and the profile's nearest
+ * code (wire/client-errors.ts): a head or body that did not arrive in time, a head over node's size limit.
+ */
+export function parserRefusalResponses(instance: string): Record<string, JsonObject> {
+  return {
+    '408': problemResponse(408, ['header_invalid', 'body_malformed'], instance, 'The request head (`header_invalid`) or body (`body_malformed`) did not arrive within the server\'s time-out.'),
+    '431': problemResponse(431, ['header_invalid'], instance, 'The request line and headers are over the server\'s size limit (16 KiB).'),
+  };
+}
+
+function problemResponse(status: number, group: readonly ProblemCode[], instance: string, description: string): JsonObject {
+  return {
+    description,
+    headers: problemHeaders(status, group),
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: {
+          allOf: [
+            { $ref: componentRef('problem') },
+            { properties: { status: { const: status }, code: { enum: [...group] }, type: { enum: group.map(problemTypeUri) } } },
+          ],
+        },
+        examples: Object.fromEntries(group.map((code) => [code, { summary: PROBLEM_TYPES[code].title, value: { ...problemExample(code, instance), status } }])),
+      },
+    },
+  };
 }
 
 /** The profile code the Bank reports with an RFC 6749 error (token/oauth-errors.ts), when the group lists it. */
