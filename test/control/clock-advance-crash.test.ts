@@ -1,6 +1,7 @@
 // Control plane section 3, safety: an advance asked for is an advance done. A crash in the middle of a test clock
 // advance leaves its target stored; the next start finishes that advance (every due settlement once, in time order,
-// the clock exactly at the target), an advance asked for before then finishes it first, and a detach forgets it.
+// the clock exactly at the target), an advance asked for before then finishes it first, and a detach waits for the
+// advance under way, then forgets the clock.
 // In process, a step that never ends stands for the SIGKILL; at the end, a real SIGKILL of a child Bank.
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -98,7 +99,7 @@ describe('a test clock advance cut short (in process)', () => {
   ): Promise<{ dataDir: string; bank: Bank; orders: Record<string, unknown>[]; release(): void; advanced: Promise<unknown> }> {
     const dataDir = tempDir('clock-advance-crash-');
     const bank = await openBank(dataDir);
-    bank.testClocks.attach(CLIENT, T0);
+    await bank.testClocks.attach(CLIENT, T0);
     const orders = pendingOrders(prefix, ORDERS);
     fake.orders = orders;
     await bank.outbound.poller.runCycle();
@@ -160,11 +161,12 @@ describe('a test clock advance cut short (in process)', () => {
     expectSettledOnceInTimeOrder(restarted.db, orders);
   });
 
-  it('a detach during the advance wins: the advance stops, the clock stays detached and nothing resumes at the next start', async () => {
+  it('a detach during the advance waits for it: the advance reaches its target, then the clock is detached and nothing resumes at the next start', async () => {
     const { dataDir, bank, release, advanced } = await interruptedAdvance('DETACH');
-    expect(bank.testClocks.detach(CLIENT)).toBe(true);
+    const detached = bank.testClocks.detach(CLIENT);
     release();
-    expect(await advanced).toHaveProperty('message', `the test clock of ${CLIENT} was detached during the advance`);
+    expect(await advanced).toMatchObject({ to: formatInstant(TARGET) });
+    expect(await detached).toMatchObject({ client_id: CLIENT, now: formatInstant(TARGET) });
     expect(bank.testClocks.view(CLIENT)).toBeUndefined();
     expect(clockRow(bank.db)).toBeUndefined();
     crash(bank);

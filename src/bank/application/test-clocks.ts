@@ -5,6 +5,8 @@
 // mid-advance leaves every order before or after its transition, never half, and the clock short of a target
 // that is still stored: the next start finishes that advance (resumeUnfinished), and any advance asked for
 // before then finishes it first. The target is cleared in the statement that sets the clock to it.
+// Attach and detach take their turn behind the client's advances, as advances do behind each other: an advance's end
+// never sets the clock back over what an attach asked for meanwhile, and a detach never cuts an advance short.
 import type { Logger } from 'winston';
 import { formatInstant } from '../../wire/rfc3339';
 import { IdempotencyRepository } from '../store/idempotency';
@@ -47,9 +49,9 @@ export interface ClockedDeliveries {
 /** One advance may fire at most this many steps (a guard against a schedule that never moves forward). */
 const MAX_STEPS = 100_000;
 
-/** A detach during an advance wins: the advance stops rather than attach the clock again. */
-function detachedDuring(clientId: string): ClockBackwardsError {
-  return new ClockBackwardsError(`the test clock of ${clientId} was detached during the advance`);
+/** A reset (which does not wait for advances) removed the clock: the advance stops rather than attach it again. */
+function removedDuring(clientId: string): ClockBackwardsError {
+  return new ClockBackwardsError(`the test clock of ${clientId} was removed by a reset during the advance`);
 }
 
 export class TestClocks {
@@ -69,17 +71,29 @@ export class TestClocks {
     return clock && { client_id: clientId, now: formatInstant(clock.nowMs), attached_at: formatInstant(clock.attachedAt) };
   }
 
-  /** Attaches a clock frozen at `frozenAtMs` (default: the Bank's now); re-attaching moves nothing back. */
-  attach(clientId: string, frozenAtMs = this.clocks.base.now()): ClockView {
-    const current = this.clocks.get(clientId);
-    if (current && frozenAtMs < current.nowMs) throw new ClockBackwardsError(`the clock of ${clientId} is at ${formatInstant(current.nowMs)}; it never moves back`);
-    this.clocks.attach(clientId, frozenAtMs);
-    return this.view(clientId) as ClockView;
+  /**
+   * Attaches a clock frozen at `frozenAtMs` (default: the Bank's now, when asked); re-attaching moves nothing back.
+   * It waits for the client's advances asked for before it, and is checked against where they left the clock.
+   */
+  attach(clientId: string, frozenAtMs = this.clocks.base.now()): Promise<ClockView> {
+    return this.oneAtATime(clientId, async () => {
+      const current = this.clocks.get(clientId);
+      if (current && frozenAtMs < current.nowMs) throw new ClockBackwardsError(`the clock of ${clientId} is at ${formatInstant(current.nowMs)}; it never moves back`);
+      this.clocks.attach(clientId, frozenAtMs);
+      return this.view(clientId) as ClockView;
+    });
   }
 
-  /** Back to the Bank's clock; false when no clock was attached. An advance's stored target goes with it. */
-  detach(clientId: string): boolean {
-    return this.clocks.detach(clientId);
+  /**
+   * Back to the Bank's clock, once the client's advances asked for before it have ended; answers the clock as it was
+   * detached, undefined when none was attached. A target an advance left stored goes with it.
+   */
+  detach(clientId: string): Promise<ClockView | undefined> {
+    return this.oneAtATime(clientId, async () => {
+      const view = this.view(clientId);
+      this.clocks.detach(clientId);
+      return view;
+    });
   }
 
   /**
@@ -109,20 +123,22 @@ export class TestClocks {
    * background. Resolves when they have ended; a failure is logged, and its target stays for the next advance or start.
    */
   resumeUnfinished(): Promise<void> {
-    const resumed = this.clocks
-      .unfinishedAdvances()
-      // An advance already running for the client finishes the stored one before its own.
-      .filter(({ clientId }) => !this.running.has(clientId))
-      .map(({ clientId, nowMs, targetMs }) => {
-        this.logger.info('resuming an interrupted clock advance', { client_id: clientId, from: formatInstant(nowMs), to: formatInstant(targetMs) });
-        return this.oneAtATime(clientId, () => this.finishUnfinished(clientId)).catch((error: Error) =>
-          this.logger.error('resuming an interrupted clock advance failed; its target stays stored', { client_id: clientId, error: error.message }),
-        );
-      });
+    const resumed = this.clocks.unfinishedAdvances().map(({ clientId }) =>
+      // In turn, behind whatever was asked for the client already: an advance finishes the stored one before its own,
+      // and a detach forgets it, so by this turn there may be nothing left to resume.
+      this.oneAtATime(clientId, async () => {
+        const targetMs = this.clocks.advancingTo(clientId);
+        if (targetMs === null) return;
+        this.logger.info('resuming an interrupted clock advance', { client_id: clientId, from: formatInstant(this.clocks.now(clientId)), to: formatInstant(targetMs) });
+        await this.finishUnfinished(clientId);
+      }).catch((error: Error) =>
+        this.logger.error('resuming an interrupted clock advance failed; its target stays stored', { client_id: clientId, error: error.message }),
+      ),
+    );
     return Promise.all(resumed).then(() => undefined);
   }
 
-  /** Runs `work` after the client's advances before it (whatever their outcome). */
+  /** Runs `work` after the client's advances, attaches and detaches before it (whatever their outcome). */
   private oneAtATime<T>(clientId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.running.get(clientId) ?? Promise.resolve();
     const run = previous.catch(() => undefined).then(work);
@@ -152,7 +168,7 @@ export class TestClocks {
       const next = this.nextDue(clientId, deliveriesStuck);
       if (next === null || next > targetMs) break;
       const at = Math.max(next, this.clocks.now(clientId));
-      if (!this.clocks.set(clientId, at)) throw detachedDuring(clientId);
+      if (!this.clocks.set(clientId, at)) throw removedDuring(clientId);
       for (const order of this.book.settleDueOf(clientId)) fired.push({ at: formatInstant(at), kind: 'settlement', reference: order.reference, status: order.status });
       const attempts = await this.deliveries.deliverFor(clientId);
       if (attempts > 0) fired.push({ at: formatInstant(at), kind: 'delivery', attempts });
@@ -162,8 +178,9 @@ export class TestClocks {
       if (stillDue !== null && stillDue <= at) deliveriesStuck = true;
     }
     // Pruning again after a crash is harmless; the clock and its cleared target are then stored together. Not for a
-    // clock detached meanwhile: its client's records expire by wall time again, not by this target.
-    if (!this.clocks.isClocked(clientId)) throw detachedDuring(clientId);
+    // clock a reset removed meanwhile: its client's records expire by wall time again, not by this target. Nothing
+    // else moves the clock during the advance (attach and detach wait for it), so the target is never behind it.
+    if (!this.clocks.isClocked(clientId)) throw removedDuring(clientId);
     const expired = this.idempotency.pruneClient(clientId, targetMs);
     this.clocks.finishAdvance(clientId, targetMs);
     const report: AdvanceReport = { client_id: clientId, from: formatInstant(from.nowMs), to: formatInstant(targetMs), fired, idempotency_records_expired: expired };

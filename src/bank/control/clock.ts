@@ -24,7 +24,7 @@ function backwards(error: unknown): never {
 }
 
 export const clockArea: ControlArea = (router, deps) => {
-  router.post('/clients/:id/clock', (req, res) => {
+  router.post('/clients/:id/clock', async (req, res) => {
     parseQuery(req, {});
     const clientId = knownClient(deps, req.params.id);
     const body = controlBody<{ frozen_at?: string }>(req, 'clock-attach');
@@ -32,7 +32,8 @@ export const clockArea: ControlArea = (router, deps) => {
     if (frozenAt === null) throw new ProblemError('body_invalid', 'frozen_at must be an RFC 3339 UTC instant', { errors: [{ path: '/frozen_at', message: 'must be an RFC 3339 UTC instant ending in Z' }] });
     let view: ClockView;
     try {
-      view = deps.testClocks.attach(clientId, frozenAt);
+      // Waits for an advance under way: it is checked against (and never set back by) where that advance ends.
+      view = await deps.testClocks.attach(clientId, frozenAt);
     } catch (error) {
       backwards(error);
     }
@@ -43,11 +44,13 @@ export const clockArea: ControlArea = (router, deps) => {
     parseQuery(req, {});
     res.json(attachedClock(deps, knownClient(deps, req.params.id)));
   });
-  router.delete('/clients/:id/clock', (req, res) => {
+  router.delete('/clients/:id/clock', async (req, res) => {
     parseQuery(req, {});
     const clientId = knownClient(deps, req.params.id);
-    const view = attachedClock(deps, clientId);
-    deps.testClocks.detach(clientId);
+    attachedClock(deps, clientId);
+    // Waits for an advance under way, and answers the clock where that advance left it.
+    const view = await deps.testClocks.detach(clientId);
+    if (!view) throw new ProblemError('not_found', `client ${clientId} has no test clock`);
     requestLog(deps.logger, res).info('test clock detached', { client_id: clientId, was: view.now });
     res.json({ ...view, detached: true });
   });
