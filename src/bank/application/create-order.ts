@@ -48,6 +48,18 @@ function answerOf(accepted: AcceptedOrder): CreateAnswer {
   return { status: 200, body: Buffer.from(JSON.stringify(statusObject(statusReportOf(accepted.order), 'create'))), replayed: false };
 }
 
+/**
+ * A create whose idempotency reservation was deleted during CREATE_LATENCY_MS (a POST /sandbox/reset of its client,
+ * or the retention passing on the client's test clock) stores nothing: the reset promised the client a clean slate,
+ * and an order without its record could never be replayed. Its retry is a new create (profile-decisions.md).
+ */
+function reservationLost(key: string): ProblemError {
+  return new ProblemError(
+    'internal',
+    `the idempotency reservation of X-Idempotency-Key "${key}" was removed while this create was being processed (a POST /sandbox/reset of this client, or its retention passing on the client's test clock); nothing was stored: retry with the same X-Idempotency-Key and body`,
+  );
+}
+
 /** The detail tells how to get the first answer back, which only a pushed order has (a pulled one had no create). */
 function duplicateReference(order: PaymentOrder, existing?: { source: string }): ProblemError {
   const how = existing?.source === 'pull' ? 'the Bank pulled it from your Connector, so no create of it can be replayed' : 'reuse its X-Idempotency-Key to replay the answer';
@@ -96,6 +108,7 @@ export class CreateOrder {
     try {
       // Every refusal below comes before a row changes (acceptNew stores nothing for a taken reference).
       return this.writes.runRefusingBeforeChanges(() => {
+        if (delayed && !this.idempotency.holds(clientId, key, hold)) throw reservationLost(key);
         const outcome = this.book.acceptNew(clientId, order, 'push', decision, json);
         if (!outcome.accepted) throw duplicateReference(order, outcome.existing);
         const answer = answerOf(outcome);

@@ -16,6 +16,8 @@ export class IdempotencyRepository {
    * that stopped before it could finish it (a crash, a kill): nothing is processing it, so it counts as abandoned at
    * once. One it holds is live until its create ends, even past locked_until or expires_at, which a test clock's
    * advance can pass during CREATE_LATENCY_MS: a second create for the key then waits (409) instead of taking over.
+   * An entry whose row a reset deleted is stale until its create ends (it always ends it, by complete or release):
+   * find() never sees it without a row, a new reserve() of the key replaces it, and holds() tells its create.
    */
   private readonly heldHere = new Map<string, number>();
   private lastHold = 0;
@@ -82,10 +84,25 @@ export class IdempotencyRepository {
     this.recordStmt.run(clientId, key, fingerprint, statusCode, body, nowMs, nowMs + retentionMs, reference);
   }
 
-  /** Finishes the reservation `hold` made; nothing when the row is no longer that reservation (pruned, replaced). */
-  complete(clientId: string, key: string, hold: number, statusCode: number, body: Buffer): void {
-    if (!this.endHold(clientId, key, hold)) return;
-    this.completeStmt.run(statusCode, body, clientId, key);
+  /**
+   * True while the reservation `hold` made is still there to be finished: held by it here, and its row not deleted
+   * since. A POST /sandbox/reset deletes the row under a create in progress (and a test clock's advance past the
+   * retention prunes it, after which another create may reserve the key again): the create that made it must then
+   * store nothing, for its record could no longer be written, and an order without one could never be replayed.
+   * Asked in the create's own unit, right before it writes, so nothing can delete the row in between.
+   */
+  holds(clientId: string, key: string, hold: number): boolean {
+    if (this.heldHere.get(heldKey(clientId, key)) !== hold) return false;
+    return (this.findStmt.get(clientId, key) as IdempotencyRecord | undefined)?.state === 'in_progress';
+  }
+
+  /**
+   * Finishes the reservation `hold` made; true when it stored the answer, false when the row is no longer that
+   * reservation (deleted by a reset, pruned, replaced): the caller checks holds() first.
+   */
+  complete(clientId: string, key: string, hold: number, statusCode: number, body: Buffer): boolean {
+    if (!this.endHold(clientId, key, hold)) return false;
+    return this.completeStmt.run(statusCode, body, clientId, key).changes === 1;
   }
 
   /** Drops the reservation `hold` made (its create was refused or failed); nothing when the row is no longer it. */
