@@ -235,7 +235,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
         const now = clock.now();
         const nonceCount = await nonces.pruneInChunks(now);
         if (!db.open) return;
-        const idemCount = idempotency.prune(now);
+        const idemCount = await idempotency.pruneInChunks(now);
         if (nonceCount + idemCount > 0) logger.debug('pruned expired records', { nonces: nonceCount, idempotency_records: idemCount });
       } catch (error) {
         if (db.open) logger.warn('housekeeping failed', { error: (error as Error).message });

@@ -70,4 +70,18 @@ describe('housekeeping', () => {
     expect(await leftWhenServed).toBeGreaterThan(0);
     expect(count()).toBe(0);
   });
+
+  it('serves the event loop between chunks of expired idempotency records', async () => {
+    const expired = PRUNE_CHUNK_ROWS * 2 + 500;
+    bank.db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, status_code, body, created_at, expires_at)
+       SELECT 'demo-connector', 'hk-' || i, 'f', 'done', 200, x'7b7d', 1000, 1000 + i FROM n`,
+    ).run(expired);
+    const count = () => bank.db.prepare("SELECT COUNT(*) FROM idempotency_records WHERE idem_key LIKE 'hk-%'").pluck().get() as number;
+    const leftWhenServed = new Promise<number>((resolve) => setImmediate(() => resolve(count())));
+    await bank.housekeeping();
+    expect(await leftWhenServed).toBeGreaterThan(0);
+    expect(count()).toBe(0);
+  });
 });

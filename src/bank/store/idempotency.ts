@@ -1,5 +1,6 @@
 // Idempotency records for create: (client, key) -> body fingerprint and the stored answer.
 import { Db } from './db';
+import { deleteInChunks, PRUNE_CHUNK_ROWS } from './chunked-delete';
 
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -27,9 +28,10 @@ export class IdempotencyRepository {
   private readonly recordStmt;
   private readonly completeStmt;
   private readonly pruneStmt;
+  private readonly pruneChunkStmt;
   private readonly pruneClientStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.findStmt = db.prepare(
       `SELECT fingerprint, state, status_code AS statusCode, body, locked_until AS lockedUntil, expires_at AS expiresAt
        FROM idempotency_records WHERE client_id = ? AND idem_key = ?`,
@@ -50,6 +52,11 @@ export class IdempotencyRepository {
     // Records of a client with a test clock expire by that clock (pruneClient), not by the Bank's.
     this.pruneStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id NOT IN (SELECT client_id FROM test_clocks)');
     this.pruneClientStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id = ?');
+    // The same rows as pruneStmt, at most `limit` of them, oldest first through idempotency_expiry.
+    this.pruneChunkStmt = db.prepare(
+      `DELETE FROM idempotency_records WHERE rowid IN
+         (SELECT rowid FROM idempotency_records WHERE expires_at <= ? AND client_id NOT IN (SELECT client_id FROM test_clocks) ORDER BY expires_at LIMIT ?)`,
+    );
   }
 
   /** The live record, ignoring (and removing) an expired one or an abandoned reservation. */
@@ -122,8 +129,14 @@ export class IdempotencyRepository {
     return this.pruneClientStmt.run(nowMs, clientId).changes;
   }
 
+  /** Deletes every expired record in one statement (tests, small stores); housekeeping uses pruneInChunks. */
   prune(nowMs: number): number {
     return this.pruneStmt.run(nowMs).changes;
+  }
+
+  /** Deletes the expired records `limit` at a time, serving the event loop between chunks (store/chunked-delete.ts). */
+  pruneInChunks(nowMs: number, limit = PRUNE_CHUNK_ROWS): Promise<number> {
+    return deleteInChunks((chunk) => this.pruneChunkStmt.run(nowMs, chunk).changes, { limit, stillOpen: () => this.db.open });
   }
 }
 
