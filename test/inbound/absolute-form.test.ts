@@ -29,6 +29,7 @@ describe('a create in absolute form', () => {
     token = await new DemoClient(bank).token();
   });
   afterAll(() => bank.close());
+
   it('signed over its path verifies and creates the order', async () => {
     const body = JSON.stringify(sampleOrder());
     const answer = await rawRequest(bank.app, { method: 'POST', path: 'http://127.0.0.1:9/payment-orders', headers: signedCreateHeaders(bank, token, body), body });
