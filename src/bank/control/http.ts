@@ -55,8 +55,9 @@ type Parsed<S extends Record<string, QueryParser<unknown>>> = { [K in keyof S]?:
 export function parseQuery<S extends Record<string, QueryParser<unknown>>>(req: Request, spec: S): Parsed<S> {
   const parsed: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(req.query)) {
-    const parser = spec[name];
-    if (!parser) throw queryInvalid(`unknown query parameter "${name}"; allowed: ${Object.keys(spec).join(', ') || 'none'}`);
+    // Own members only: `__proto__`, `constructor` or `valueOf` name Object.prototype's, not a parameter.
+    const parser = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (typeof parser !== 'function') throw queryInvalid(`unknown query parameter "${name}"; allowed: ${Object.keys(spec).join(', ') || 'none'}`);
     if (typeof raw !== 'string') throw queryInvalid(`${name} must be given once`);
     parsed[name] = parser(raw, name);
   }
