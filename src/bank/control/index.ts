@@ -28,6 +28,7 @@ import { faultsArea } from './faults';
 import { conformanceArea } from './conformance';
 import { ConformanceRuns } from '../application/conformance-runs';
 import { FaultProfiles } from '../application/fault-profiles';
+import { readRawBody } from '../http/read-raw-body';
 
 /** Everything the control-plane areas act through. */
 export interface ControlDeps {
@@ -62,22 +63,35 @@ export type ControlArea = (router: express.Router, deps: ControlDeps) => void;
 
 const AREAS: readonly ControlArea[] = [ordersArea, clockArea, journalArea, eventsArea, clientsArea, faultsArea, conformanceArea];
 
-const BODY_LIMIT = '256kb';
+/** 256 KiB. */
+const BODY_LIMIT_BYTES = 256 * 1024;
 
-/** A body is JSON or nothing: another media type is 415 before any handler runs. */
+/** A body is JSON or nothing: another media type (or a Content-Encoding) is 415 before any handler runs. */
 function jsonOnly(req: Request, _res: Response, next: NextFunction): void {
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
   if (hasBody && !/^application\/json\s*(;.*)?$/i.test(req.headers['content-type'] ?? '')) {
     throw new ProblemError('unsupported_media_type', 'a /sandbox request body must be application/json');
   }
+  // The body is read as the bytes sent (read-raw-body.ts), never inflated: like POST /payment-orders.
+  const encoding = req.headers['content-encoding'];
+  if (hasBody && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ProblemError('unsupported_media_type', `Content-Encoding "${encoding}" is not accepted: send the JSON body uncompressed`);
+  }
+  next();
+}
+
+/**
+ * The body as raw bytes (read-raw-body.ts, like POST /payment-orders): a Content-Length over the limit is 413
+ * `body_too_large` before a byte is read, a chunked body as soon as it passes the limit, with `Connection: close`
+ * (the connection ends after the answer instead of taking in the rest).
+ */
+async function rawBody(req: Request, _res: Response, next: NextFunction): Promise<void> {
+  req.body = await readRawBody(req, BODY_LIMIT_BYTES);
   next();
 }
 
 function bodyProblems(error: unknown, _req: Request, _res: Response, next: NextFunction): void {
-  const status = (error as { status?: number; type?: string })?.status;
-  if (status === 413) return next(new ProblemError('body_too_large', `a /sandbox request body is limited to ${BODY_LIMIT}`));
-  if (status === 400 && (error as { type?: string }).type?.startsWith('request')) return next(new ProblemError('body_malformed', 'the request body could not be read'));
   // express decodes route params before any handler runs: a malformed %-escape names nothing.
   if (error instanceof URIError) return next(new ProblemError('not_found', 'a path segment is not a valid percent-encoded string'));
   next(error);
@@ -86,7 +100,7 @@ function bodyProblems(error: unknown, _req: Request, _res: Response, next: NextF
 export function controlPlane(deps: ControlDeps): express.Router {
   const router = express.Router();
   router.use(requireAdmin(deps.config));
-  router.use(jsonOnly, express.raw({ type: () => true, limit: BODY_LIMIT }));
+  router.use(jsonOnly, rawBody);
   for (const area of AREAS) area(router, deps);
   router.use(bodyProblems);
   return router;
