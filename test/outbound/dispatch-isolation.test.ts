@@ -42,6 +42,11 @@ class GatedConnector {
     for (const answer of this.held.splice(0)) answer();
   }
 
+  /** Answers the callback held longest, keeping the gate closed. */
+  releaseOldest(): void {
+    this.held.shift()?.();
+  }
+
   heldCount(): number {
     return this.held.length;
   }
@@ -126,6 +131,26 @@ describe('callbacks under way', () => {
     slow.open();
     await waitFor(() => messageOf(first).state === 'delivered' && messageOf(second).state === 'delivered', 10_000, 'both delivered');
     expect([slow.of(first), slow.of(second)]).toEqual([1, 1]);
+  });
+
+  it('a send that ends frees its place for the messages already waiting, whichever pass took them', async () => {
+    await bank.outbound.stop(1_000);
+    bank.close();
+    bank = await startBank({ sandboxMode: 'relaxed', connectorUrl: slow.url, callbackMode: 'unit', pollCron: 'off', batchWindowMs: 0, connectorTimeoutMs: 60_000, dispatchConcurrency: 2 });
+    demoClient = new DemoClient(bank);
+    slow.close();
+    await createFor(demoClient, 'FIRST');
+    await waitFor(() => slow.heldCount() === 1, 10_000, 'the first callback held');
+    // Five messages due at once, taken by one pass that has one free send: one goes, the others wait in it.
+    expect((await request(bank.app).post(`/sandbox/clients/${demo.client_id}/pause`)).status).toBe(200);
+    for (let index = 0; index < 5; index += 1) await createFor(demoClient, 'WAITING');
+    expect((await request(bank.app).post(`/sandbox/clients/${demo.client_id}/resume`)).status).toBe(200);
+    await waitFor(() => slow.heldCount() === 2, 10_000, 'two callbacks held (DISPATCH_CONCURRENCY 2)');
+    slow.releaseOldest();
+    // Well before the held answer's 60 s time-out would end that pass.
+    await waitFor(() => slow.heldCount() === 2, 10_000, 'the freed place taken by a waiting message');
+    slow.open();
+    await waitFor(() => slow.received.length === 6, 10_000, 'all six sent');
   });
 
   it('a redelivery asked while the message is being sent makes one more attempt', async () => {

@@ -25,6 +25,11 @@ export function plainHttpRefusal(url: string, allowPlainHttp: boolean): string |
   return url.startsWith('http://') && !allowPlainHttp ? 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' : null;
 }
 
+/** A pass with messages not yet started, which more senders can join. */
+interface OpenPass {
+  addSenders(count: number): void;
+}
+
 /** The extra callback a conflicting_final fault sends: marked in the journal, otherwise clean. */
 const CONFLICTING_FINAL: AttemptFaults = { ...CLEAN_ATTEMPT, marks: ['conflicting_final'] };
 
@@ -37,6 +42,11 @@ export class Dispatcher {
   private readonly passes = new Map<string, Set<Promise<number>>>();
   /** Sends under way, by client: all of a client's passes together stay within `concurrency`. */
   private readonly sending = new Map<string, number>();
+  /**
+   * The passes of each client that have taken messages not yet started. While one has, a new pass takes nothing:
+   * the free sends join that pass instead (a pass started with one free send must not keep its messages to itself).
+   */
+  private readonly withWaitingWork = new Map<string, Set<OpenPass>>();
   private stopped = false;
   private readonly delayTimers = new Set<NodeJS.Timeout>();
 
@@ -146,7 +156,14 @@ export class Dispatcher {
   }
 
   private async runFor(connector: ConnectorClient): Promise<number> {
-    if (this.freeSends(connector.settings.clientId) <= 0) return 0;
+    const clientId = connector.settings.clientId;
+    const free = this.freeSends(clientId);
+    if (free <= 0) return 0;
+    const open = this.withWaitingWork.get(clientId);
+    if (open && open.size > 0) {
+      for (const pass of open) pass.addSenders(free);
+      return 0;
+    }
     this.messages.freeze(connector.settings);
     return this.deliverDue(connector);
   }
@@ -186,12 +203,13 @@ export class Dispatcher {
       if (ended.length > 0) this.record(ended.splice(0));
     };
     let next = 0;
-    const worker = async () => {
+    const sender = async () => {
       this.sending.set(clientId, (this.sending.get(clientId) ?? 0) + 1);
       try {
         while (next < pass.order.length && this.maySend(clientId)) {
           const callback = pass.order[next];
           next += 1;
+          if (next === pass.order.length) waiting.delete(open);
           // The client's Connector as it is now: a PATCH during the pass retires the old one once its sends end.
           const current = this.connectors.get(clientId) ?? connector;
           const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
@@ -207,9 +225,27 @@ export class Dispatcher {
         this.sending.set(clientId, (this.sending.get(clientId) ?? 1) - 1);
       }
     };
+    const senders: Promise<void>[] = [];
+    const open: OpenPass = {
+      addSenders: (count) => {
+        const wanted = Math.min(count, pass.order.length - next, this.freeSends(clientId));
+        for (let index = 0; index < wanted; index += 1) senders.push(sender());
+      },
+    };
+    const waiting = this.withWaitingWork.get(clientId) ?? new Set<OpenPass>();
+    this.withWaitingWork.set(clientId, waiting);
+    if (pass.order.length > 0) waiting.add(open);
+    open.addSenders(free);
     try {
-      await Promise.all(Array.from({ length: Math.min(free, pass.order.length) }, worker));
+      // Senders may join while the pass runs (addSenders): wait until every one of them has ended.
+      let awaited = 0;
+      while (awaited < senders.length) {
+        const joined = senders.length;
+        await Promise.all(senders.slice(awaited, joined));
+        awaited = joined;
+      }
     } finally {
+      waiting.delete(open);
       recordEnded();
       this.messages.putBack(pass.order.slice(next));
     }
