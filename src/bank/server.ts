@@ -66,6 +66,24 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
   });
 }
 
+/**
+ * Plain HTTP sent to the HTTPS (mTLS) port, a common slip (`curl http://localhost:8443`): OpenSSL refuses it as
+ * ERR_SSL_HTTP_REQUEST and node closes the connection without a byte. Answered instead, in plain HTTP on the TCP
+ * socket under the TLS one (`_parent`, undocumented but stable since node 0.x), with what the port needs.
+ */
+function answerPlainHttpOnTls(server: https.Server, logger: Logger, countUnparsed: (code: string, status: number) => void, plainUrl: () => string): void {
+  server.on('tlsClientError', (error: NodeJS.ErrnoException, tlsSocket: { _parent?: Duplex | null; destroy(): void }) => {
+    const raw = tlsSocket._parent;
+    if (error.code !== 'ERR_SSL_HTTP_REQUEST' || !raw?.writable) return void tlsSocket.destroy();
+    const requestId = randomUUID();
+    const problem = new ProblemError('mtls_required', `this is the Bank's HTTPS (mutual TLS) listener and the request came in plain HTTP: use https:// with your client certificate, or the plain-HTTP listener at ${plainUrl()}`);
+    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
+    countUnparsed(problem.code, problem.status);
+    raw.on('error', () => raw.destroy());
+    raw.end(rawProblemResponse(problem, requestId));
+  });
+}
+
 /** The reverse-polling curl for one registered client (the demo fixture signs with its own credentials file). */
 function reversePollingCurl(files: PkiFiles, clientId: string, httpsPort: number): string {
   const credentials = clientId === 'demo-connector' ? '' : `CREDENTIALS_FILE=<${clientId} credentials.json> `;
@@ -120,7 +138,9 @@ async function start(config: BankConfig): Promise<Running> {
     server.keepAliveTimeout = 65_000;
     answerParserErrors(server, logger, bank.metrics.countUnparsed);
   }
-  const port = await listen(httpServer, config.port, config.host);
+  let port = config.port;
+  answerPlainHttpOnTls(httpsServer, logger, bank.metrics.countUnparsed, () => `http://localhost:${port}`);
+  port = await listen(httpServer, config.port, config.host);
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();

@@ -119,6 +119,15 @@ describe('HTTP parser errors', () => {
     expect(metrics).toMatch(/^sandbox_bank_http_requests_total\{route="unmatched",method="unparsed",status="400"\} [1-9]/m);
   });
 
+  it('plain HTTP sent to the HTTPS port: 403 mtls_required in plain HTTP, naming the plain listener', async () => {
+    const answer = await rawExchange(httpsPort, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; detail: string };
+    expect(body.code).toBe('mtls_required');
+    expect(body.detail).toContain(`plain-HTTP listener at http://localhost:${port}`);
+  });
+
   it('are counted under the status they were answered with (431 for an oversized head)', async () => {
     const answer = await rawExchange(port, `GET /readyz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
