@@ -62,7 +62,9 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     const problem = new ProblemError('method_not_allowed', 'the Bank is not a proxy: CONNECT opens no tunnel here');
     logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail, method: req.method });
     countUnparsed(problem.code, problem.status);
-    socket.end(rawProblemResponse(problem, requestId, '', { Allow: '' }));
+    // Node hands a CONNECT's socket over half-open and without its time-outs: closed whole once the answer is out,
+    // or it would stay (an fd, and a graceful stop waiting SHUTDOWN_TIMEOUT_MS for it) until the client hangs up.
+    socket.end(rawProblemResponse(problem, requestId, '', { Allow: '' }), () => socket.destroy());
   });
 }
 

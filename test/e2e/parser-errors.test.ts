@@ -178,6 +178,20 @@ describe('HTTP parser errors', () => {
     expect(body).toMatchObject({ status: 405, code: 'method_not_allowed' });
   });
 
+  it('CONNECT: the Bank closes its socket whole, even when the client keeps its side open', async () => {
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    socket.on('error', () => undefined);
+    socket.resume();
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('end', () => {
+      // Half-open on the Bank's side, these bytes would be taken in silently; closed whole, they meet a reset.
+      const knock = setInterval(() => (socket.writable ? socket.write('x') : clearInterval(knock)), 50);
+      socket.on('close', () => clearInterval(knock));
+    });
+    socket.write('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    await closed;
+  }, 15_000);
+
   it('an HTTP/1.0 request without Host is still served, as node serves it', async () => {
     const answer = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);

@@ -153,6 +153,15 @@ describe('callbacks under way', () => {
     await waitFor(() => slow.received.length === 6, 10_000, 'all six sent');
   });
 
+  it('keeps nothing per client once its sends have ended (clients come and go)', async () => {
+    const references = [await createFor(demoClient, 'DONE'), await createFor(otherSession, 'DONE')];
+    await waitFor(() => references.every((reference) => messageOf(reference).state === 'delivered'), 10_000, 'both delivered');
+    expect((await request(bank.app).delete(`/sandbox/clients/${other.client_id}`)).status).toBe(200);
+    const perClient = bank.outbound.dispatcher as unknown as Record<'passes' | 'sending' | 'withWaitingWork', Map<string, unknown>>;
+    await waitFor(() => perClient.passes.size === 0, 10_000, 'no pass under way');
+    expect([perClient.sending.size, perClient.withWaitingWork.size]).toEqual([0, 0]);
+  });
+
   it('a redelivery asked while the message is being sent makes one more attempt', async () => {
     slow.close();
     const reference = await createFor(demoClient, 'REDELIVER');

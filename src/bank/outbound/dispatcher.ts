@@ -209,7 +209,7 @@ export class Dispatcher {
         while (next < pass.order.length && this.maySend(clientId)) {
           const callback = pass.order[next];
           next += 1;
-          if (next === pass.order.length) waiting.delete(open);
+          if (next === pass.order.length) leaveWaiting();
           // The client's Connector as it is now: a PATCH during the pass retires the old one once its sends end.
           const current = this.connectors.get(clientId) ?? connector;
           const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
@@ -222,7 +222,10 @@ export class Dispatcher {
           if (ended.length >= concurrency) recordEnded();
         }
       } finally {
-        this.sending.set(clientId, (this.sending.get(clientId) ?? 1) - 1);
+        const left = (this.sending.get(clientId) ?? 1) - 1;
+        // No entry for a client with nothing under way: clients come and go (a deleted one must leave nothing here).
+        if (left > 0) this.sending.set(clientId, left);
+        else this.sending.delete(clientId);
       }
     };
     const senders: Promise<void>[] = [];
@@ -233,8 +236,14 @@ export class Dispatcher {
       },
     };
     const waiting = this.withWaitingWork.get(clientId) ?? new Set<OpenPass>();
-    this.withWaitingWork.set(clientId, waiting);
-    if (pass.order.length > 0) waiting.add(open);
+    const leaveWaiting = () => {
+      waiting.delete(open);
+      if (waiting.size === 0 && this.withWaitingWork.get(clientId) === waiting) this.withWaitingWork.delete(clientId);
+    };
+    if (pass.order.length > 0) {
+      this.withWaitingWork.set(clientId, waiting);
+      waiting.add(open);
+    }
     open.addSenders(free);
     try {
       // Senders may join while the pass runs (addSenders): wait until every one of them has ended.
@@ -245,7 +254,7 @@ export class Dispatcher {
         awaited = joined;
       }
     } finally {
-      waiting.delete(open);
+      leaveWaiting();
       recordEnded();
       this.messages.putBack(pass.order.slice(next));
     }
