@@ -122,6 +122,32 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
     }
   });
 
+  it('while an advance runs, says so and offers neither another advance nor a detach (the Bank would make them wait)', async () => {
+    const { page } = watched;
+    expect((await request(bank.app).post('/sandbox/clients/demo-connector/clock').send({})).status).toBe(201);
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await page.route('**/sandbox/clients/demo-connector/clock/advance', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(`${listener.origin}/dashboard/#/clock/demo-connector`);
+      await page.getByRole('button', { name: 'Detach test clock' }).waitFor(EVENTUALLY);
+      await page.getByRole('button', { name: 'Advance 1 min' }).click();
+      await page.getByText('Advancing 60 s').waitFor(EVENTUALLY);
+      expect(await page.getByRole('button', { name: 'Detach test clock' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Advance 1 h' }).isDisabled()).toBe(true);
+      release();
+      await page.getByRole('status').filter({ hasText: 'Moved from' }).waitFor(EVENTUALLY);
+      expect(await page.getByRole('button', { name: 'Detach test clock' }).isDisabled()).toBe(false);
+    } finally {
+      release();
+      await page.unroute('**/sandbox/clients/demo-connector/clock/advance');
+      expect((await request(bank.app).delete('/sandbox/clients/demo-connector/clock')).status).toBe(200);
+    }
+  });
+
   it('shows a badly signed create in the journal, highlighted, with the Bank\'s signature base next to the curl that reproduces it', async () => {
     const { page } = watched;
     const order = withScenario('SUCCESS');

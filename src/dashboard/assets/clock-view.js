@@ -45,6 +45,8 @@ export function clockView(ctx, main, [clientParam]) {
   let lastReport = null;
   /** What the Seconds field holds, kept when the panel is drawn again. */
   let secondsTyped = '60';
+  /** An advance under way: the Bank makes an attach or a detach wait for it, so the page offers neither meanwhile. */
+  let advancing = false;
 
   const clientSelect = select([], '', { name: 'client_id' });
   const panel = h('div');
@@ -103,28 +105,34 @@ export function clockView(ctx, main, [clientParam]) {
 
   /** @param {number} seconds */
   async function advance(seconds) {
+    advancing = true;
+    render();
+    replace(status, message(`Advancing ${seconds} s: everything due fires before the answer…`, 'note'));
     try {
       lastReport = await api.post(`/clients/${seg(clientId)}/clock/advance`, { seconds });
       replace(status);
-      await loadClock();
-      await loadPending();
     } catch (error) {
       failed(error instanceof ApiProblem ? error.explain() : String(error));
+    } finally {
+      advancing = false;
     }
+    await loadClock();
+    await loadPending();
   }
 
   function render() {
     replace(status);
     const attached = clock !== null;
-    const seconds = h('input', { type: 'number', name: 'seconds', min: 0, max: 31536000, step: 1, value: secondsTyped, required: true, disabled: !attached, inputmode: 'numeric' });
+    const idle = attached && !advancing;
+    const seconds = h('input', { type: 'number', name: 'seconds', min: 0, max: 31536000, step: 1, value: secondsTyped, required: true, disabled: !idle, inputmode: 'numeric' });
     seconds.addEventListener('input', () => (secondsTyped = seconds.value));
     const advanceForm = h('form', { class: 'action-form', 'aria-labelledby': 'advance-title' },
       h('h2', { id: 'advance-title' }, 'Advance'),
       attached ? null : h('p', { class: 'hint' }, 'Attach a test clock first.'),
       h('div', { class: 'inline-fields' },
         field('Seconds', seconds),
-        h('button', { type: 'submit', disabled: !attached }, 'Advance clock'),
-        ...PRESETS.map(([label, value]) => h('button', { type: 'button', class: 'secondary', disabled: !attached, 'aria-label': `Advance ${label}`, onclick: () => void advance(value) }, `+${label}`)),
+        h('button', { type: 'submit', disabled: !idle }, 'Advance clock'),
+        ...PRESETS.map(([label, value]) => h('button', { type: 'button', class: 'secondary', disabled: !idle, 'aria-label': `Advance ${label}`, onclick: () => void advance(value) }, `+${label}`)),
       ),
     );
     advanceForm.addEventListener('submit', (event) => {
@@ -151,11 +159,14 @@ export function clockView(ctx, main, [clientParam]) {
     const detach = h('button', {
       type: 'button',
       class: 'secondary',
+      disabled: advancing,
       onclick: async () => {
+        // An advance that ends while the detach waits keeps its report on the page.
+        const reportBefore = lastReport;
         try {
           await api.delete(`/clients/${seg(clientId)}/clock`);
           clock = null;
-          lastReport = null;
+          if (lastReport === reportBefore) lastReport = null;
           render();
         } catch (error) {
           failed(error instanceof ApiProblem ? error.explain() : String(error));
