@@ -25,8 +25,20 @@ export function plainHttpRefusal(url: string, allowPlainHttp: boolean): string |
   return url.startsWith('http://') && !allowPlainHttp ? 'refused: callbacks to http:// Connectors are sent only with SANDBOX_MODE=relaxed' : null;
 }
 
-/** A pass with messages not yet started, which more senders can join. */
-interface OpenPass {
+/** One pass over a client's due messages: what it took, how far its senders are, and what they have ended. */
+interface Pass {
+  clientId: string;
+  connector: ConnectorClient;
+  order: CallbackRow[];
+  /** Messages a fault profile moved out of their order (conformance.md section 4). */
+  moved: Set<CallbackRow>;
+  /** The next message to start. */
+  next: number;
+  /** Attempts ended and not yet recorded. */
+  ended: AttemptOutcome[];
+  attempted: number;
+  senders: Promise<void>[];
+  /** Starts up to `count` more senders, within the client's free sends and the messages left to start. */
   addSenders(count: number): void;
 }
 
@@ -46,7 +58,7 @@ export class Dispatcher {
    * The passes of each client that have taken messages not yet started. While one has, a new pass takes nothing:
    * the free sends join that pass instead (a pass started with one free send must not keep its messages to itself).
    */
-  private readonly withWaitingWork = new Map<string, Set<OpenPass>>();
+  private readonly withWaitingWork = new Map<string, Set<Pass>>();
   private stopped = false;
   private readonly delayTimers = new Set<NodeJS.Timeout>();
 
@@ -191,74 +203,78 @@ export class Dispatcher {
    */
   async deliverDue(connector: ConnectorClient): Promise<number> {
     const clientId = connector.settings.clientId;
-    const { concurrency } = this.options;
     const free = this.freeSends(clientId);
     if (free <= 0) return 0;
-    const due = this.messages.take(clientId, concurrency * 8);
-    const pass = this.options.faults?.passOrder(clientId, due) ?? { order: due, moved: new Set<CallbackRow>() };
-    const ended: AttemptOutcome[] = [];
-    let attempted = 0;
-    const recordEnded = () => {
-      attempted += ended.length;
-      if (ended.length > 0) this.record(ended.splice(0));
+    const due = this.messages.take(clientId, this.options.concurrency * 8);
+    const { order, moved } = this.options.faults?.passOrder(clientId, due) ?? { order: due, moved: new Set<CallbackRow>() };
+    const pass: Pass = { clientId, connector, order, moved, next: 0, ended: [], attempted: 0, senders: [], addSenders: () => undefined };
+    pass.addSenders = (count) => {
+      const wanted = Math.min(count, pass.order.length - pass.next, this.freeSends(clientId));
+      for (let index = 0; index < wanted; index += 1) pass.senders.push(this.sender(pass));
     };
-    let next = 0;
-    const sender = async () => {
-      this.sending.set(clientId, (this.sending.get(clientId) ?? 0) + 1);
-      try {
-        while (next < pass.order.length && this.maySend(clientId)) {
-          const callback = pass.order[next];
-          next += 1;
-          if (next === pass.order.length) leaveWaiting();
-          // The client's Connector as it is now: a PATCH during the pass retires the old one once its sends end.
-          const current = this.connectors.get(clientId) ?? connector;
-          const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
-          if (faults.delayMs > 0) {
-            this.attemptLater(current, callback, faults);
-            continue;
-          }
-          const outcome = await this.attemptOrPutBack(current, callback, faults);
-          if (outcome) ended.push(outcome);
-          if (ended.length >= concurrency) recordEnded();
-        }
-      } finally {
-        const left = (this.sending.get(clientId) ?? 1) - 1;
-        // No entry for a client with nothing under way: clients come and go (a deleted one must leave nothing here).
-        if (left > 0) this.sending.set(clientId, left);
-        else this.sending.delete(clientId);
-      }
-    };
-    const senders: Promise<void>[] = [];
-    const open: OpenPass = {
-      addSenders: (count) => {
-        const wanted = Math.min(count, pass.order.length - next, this.freeSends(clientId));
-        for (let index = 0; index < wanted; index += 1) senders.push(sender());
-      },
-    };
-    const waiting = this.withWaitingWork.get(clientId) ?? new Set<OpenPass>();
-    const leaveWaiting = () => {
-      waiting.delete(open);
-      if (waiting.size === 0 && this.withWaitingWork.get(clientId) === waiting) this.withWaitingWork.delete(clientId);
-    };
-    if (pass.order.length > 0) {
-      this.withWaitingWork.set(clientId, waiting);
-      waiting.add(open);
-    }
-    open.addSenders(free);
+    if (order.length > 0) this.waitingOf(clientId).add(pass);
+    pass.addSenders(free);
     try {
       // Senders may join while the pass runs (addSenders): wait until every one of them has ended.
       let awaited = 0;
-      while (awaited < senders.length) {
-        const joined = senders.length;
-        await Promise.all(senders.slice(awaited, joined));
+      while (awaited < pass.senders.length) {
+        const joined = pass.senders.length;
+        await Promise.all(pass.senders.slice(awaited, joined));
         awaited = joined;
       }
     } finally {
-      leaveWaiting();
-      recordEnded();
-      this.messages.putBack(pass.order.slice(next));
+      this.leaveWaiting(pass);
+      this.recordEnded(pass);
+      this.messages.putBack(pass.order.slice(pass.next));
     }
-    return attempted;
+    return pass.attempted;
+  }
+
+  /** One of a pass's senders: the pass's next message, one at a time, while the client may send. */
+  private async sender(pass: Pass): Promise<void> {
+    const { clientId } = pass;
+    this.sending.set(clientId, (this.sending.get(clientId) ?? 0) + 1);
+    try {
+      while (pass.next < pass.order.length && this.maySend(clientId)) {
+        const callback = pass.order[pass.next];
+        pass.next += 1;
+        if (pass.next === pass.order.length) this.leaveWaiting(pass);
+        // The client's Connector as it is now: a PATCH during the pass retires the old one once its sends end.
+        const current = this.connectors.get(clientId) ?? pass.connector;
+        const faults = this.options.faults?.forCallbackAttempt(callback, pass.moved.has(callback)) ?? CLEAN_ATTEMPT;
+        if (faults.delayMs > 0) {
+          this.attemptLater(current, callback, faults);
+          continue;
+        }
+        const outcome = await this.attemptOrPutBack(current, callback, faults);
+        if (outcome) pass.ended.push(outcome);
+        if (pass.ended.length >= this.options.concurrency) this.recordEnded(pass);
+      }
+    } finally {
+      const left = (this.sending.get(clientId) ?? 1) - 1;
+      // No entry for a client with nothing under way: clients come and go (a deleted one must leave nothing here).
+      if (left > 0) this.sending.set(clientId, left);
+      else this.sending.delete(clientId);
+    }
+  }
+
+  private recordEnded(pass: Pass): void {
+    pass.attempted += pass.ended.length;
+    if (pass.ended.length > 0) this.record(pass.ended.splice(0));
+  }
+
+  /** The passes of a client with messages waiting, made on first use (leaveWaiting removes an empty one). */
+  private waitingOf(clientId: string): Set<Pass> {
+    let waiting = this.withWaitingWork.get(clientId);
+    if (!waiting) this.withWaitingWork.set(clientId, (waiting = new Set<Pass>()));
+    return waiting;
+  }
+
+  /** The pass has started all its messages (or ended): no new pass of its client joins it any more. */
+  private leaveWaiting(pass: Pass): void {
+    const waiting = this.withWaitingWork.get(pass.clientId);
+    if (!waiting?.delete(pass) || waiting.size > 0) return;
+    this.withWaitingWork.delete(pass.clientId);
   }
 
   /** One attempt, or none when it threw (a bug, not a Connector's answer): the message goes at the next pass. */
