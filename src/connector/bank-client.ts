@@ -152,8 +152,12 @@ export class BankClient {
    * idempotency key, same body).
    */
   async createOrder(order: PaymentOrderBody): Promise<CreateResult> {
-    // Stored before sending, so a callback that overtakes the create answer finds the order.
-    this.store.insertOrder(order, 'push', this.clock.now());
+    // Stored before sending, so a callback that overtakes the create answer finds the order; marked in flight until
+    // its answer is recorded, so a start after a stop or a crash that lost the answer reverse-polls it.
+    this.store.transaction(() => {
+      this.store.insertOrder(order, 'push', this.clock.now());
+      this.store.createSent(order.reference, this.clock.now());
+    });
     // Serialised once: every attempt sends these exact bytes under this exact key.
     const body = JSON.stringify(order);
     const idempotencyKey = `create-${order.reference}`;
@@ -170,8 +174,9 @@ export class BankClient {
       answer = await this.sendCreate(body, idempotencyKey);
     }
     const { tokenFailed: _tokenFailed, ...result } = answer;
-    if (answer.tokenFailed) return { ...result, status: this.store.order(order.reference)?.status ?? null };
-    return { ...result, status: this.recordCreateAnswer(order.reference, answer) };
+    const status = answer.tokenFailed ? (this.store.order(order.reference)?.status ?? null) : this.recordCreateAnswer(order.reference, answer);
+    this.store.createAnswered(order.reference);
+    return { ...result, status };
   }
 
   /** One signed create attempt: fresh X-Request-Id, X-Timestamp, X-Nonce and signature over the same key and body. */

@@ -20,7 +20,7 @@ import { BankJwks } from './bank-jwks';
 import { ConnectorConfig } from './config';
 import { Flaws } from './flaws';
 import { ReversePoller } from './reverse-poller';
-import { ConnectorStore, openConnectorStore } from './store';
+import { ConnectorStore, isFinalStatus, openConnectorStore } from './store';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -88,6 +88,18 @@ function tlsMaterial(config: ConnectorConfig): TlsMaterial | null {
   };
 }
 
+/**
+ * A push create whose answer a stop or a crash lost: the Bank may hold the order, and a final it answered 200 is
+ * never called back. Its status is fetched by reverse polling (a 404 raises an alert: the Bank never got it).
+ */
+function reversePollLostCreates(store: ConnectorStore, nowMs: number, logger: Logger): void {
+  for (const reference of store.takeLostCreates()) {
+    if (isFinalStatus(store.order(reference)?.status ?? null)) continue;
+    store.schedulePolling(reference, nowMs);
+    logger.warn('a create sent before the last stop has no recorded answer: reverse polling scheduled', { reference });
+  }
+}
+
 export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? connectorLogger(config.logLevel, false, config.logFormat);
@@ -99,6 +111,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
 
   const store = openConnectorStore(config.dataDir, config.pollInitialMs);
   const loaded = store.transaction(() => fixture.filter((order) => store.insertOrder(order, 'fixture', clock.now())).length);
+  reversePollLostCreates(store, clock.now(), logger);
   const bankClient = new BankClient(config, credentials, store, clock, logger, tls ?? {});
   const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger, flaws);
   const app = buildConnectorApp({ config, store, jwks, logger, flaws, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });

@@ -123,6 +123,13 @@ export const CONNECTOR_MIGRATIONS: readonly Migration[] = [
       rewriteTableDefinitions(db, checksAsComparisons);
     },
   },
+  {
+    version: 3,
+    name: 'creates in flight',
+    // A push create is written here before it is sent and removed once its answer is recorded: a row found at start
+    // is a create whose answer a stop or a crash lost (the Bank may hold the order, even a final it calls back never).
+    sql: `CREATE TABLE creates_in_flight (reference TEXT PRIMARY KEY, sent_at INTEGER NOT NULL);`,
+  },
 ];
 
 const FINAL: readonly ConnectorStatus[] = ['SUCCESS', 'FAILED'];
@@ -234,6 +241,27 @@ export class ConnectorStore {
     // expires_at is the last millisecond the nonce still counts as spent (wire/verify-request.ts, nonceExpiresAt).
     this.db.prepare('DELETE FROM nonces WHERE expires_at < ?').run(nowMs);
     return this.db.prepare('INSERT OR IGNORE INTO nonces (client, nonce, expires_at) VALUES (?, ?, ?)').run(client, nonce, expiresAt).changes === 1;
+  }
+
+  // --- creates in flight -----------------------------------------------------------------------------------
+
+  /** A push create about to be sent (its answer not yet recorded). */
+  createSent(reference: string, nowMs: number): void {
+    this.db.prepare('INSERT OR REPLACE INTO creates_in_flight (reference, sent_at) VALUES (?, ?)').run(reference, nowMs);
+  }
+
+  /** The create's answer (or its last retry's) is recorded, whatever it was. */
+  createAnswered(reference: string): void {
+    this.db.prepare('DELETE FROM creates_in_flight WHERE reference = ?').run(reference);
+  }
+
+  /** Creates whose answer a stop or a crash lost, oldest first; each is forgotten here as it is returned. */
+  takeLostCreates(): string[] {
+    return this.transaction(() => {
+      const references = this.db.prepare('SELECT reference FROM creates_in_flight ORDER BY sent_at, reference').pluck().all() as string[];
+      this.db.prepare('DELETE FROM creates_in_flight').run();
+      return references;
+    });
   }
 
   // --- reverse polling ------------------------------------------------------------------------------------

@@ -9,12 +9,12 @@ import type { Logger } from 'winston';
 import { ManualClock, systemClock } from '../../src/wire/clock';
 import { KeySet, publicOnly } from '../../src/wire/keys';
 import { checkSignature } from '../../src/wire/verify-request';
-import { BankClient, createRetryDelayMs, isRetryableCreateAnswer } from '../../src/connector/bank-client';
+import { BankClient, createRetryDelayMs, isRetryableCreateAnswer, PaymentOrderBody } from '../../src/connector/bank-client';
 import { CONNECTOR_DEFAULTS, ConnectorConfig } from '../../src/connector/config';
 import { loadCredentials } from '../../src/connector/connector';
 import { ReversePoller } from '../../src/connector/reverse-poller';
 import { openConnectorStore } from '../../src/connector/store';
-import { sampleOrder, startBank } from '../helpers/bank';
+import { sampleOrder, startBank, tempDir } from '../helpers/bank';
 import { closePair, CREDENTIALS, lateBoundServer, startConnector, unreachableUrl } from './helpers';
 
 type Scripted = { status: number; headers?: Record<string, string>; body?: unknown } | 'drop';
@@ -341,4 +341,34 @@ describe('create retry against the real Bank while an earlier attempt is still p
       await closePair(bank, connector, bankServer.server, 100)();
     }
   }, 15_000);
+});
+
+describe('a create whose answer a stop lost', () => {
+  it('is reverse-polled by the next start: the Bank may hold the order, even a final it never calls back', async () => {
+    // A Bank that takes the create and never answers it, like one still working when the Connector stops.
+    const received: string[] = [];
+    const silent = http.createServer((req, res) => {
+      if (req.url === '/oauth/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'token-1', expires_in: 300 }));
+      received.push(String(req.url));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const bankUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const dataDir = tempDir('reference-connector-lost-create-');
+    const first = await startConnector(bankUrl, { CONNECTOR_DATA_DIR: dataDir, CREATE_RETRIES: '0' });
+    const order = sampleOrder() as PaymentOrderBody;
+    const create = first.bankClient.createOrder(order).catch(() => undefined);
+    while (!received.includes('/payment-orders')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await first.close();
+    await create;
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+
+    const second = await startConnector(await unreachableUrl(), { CONNECTOR_DATA_DIR: dataDir });
+    try {
+      expect(second.store.order(String(order.reference))?.status).toBe('READY');
+      expect(second.store.pollOf(String(order.reference))).toMatchObject({ stopped_reason: null });
+    } finally {
+      await second.close();
+    }
+  });
 });
