@@ -3,11 +3,11 @@
 // reads gets every event; a replay of more than a socket can hold waits for the reader instead of buffering it
 // all, then goes on live without a gap or a repeat.
 import http from 'node:http';
-import net, { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { Bank } from '../../src/bank/bank';
-import { startBank } from '../helpers/bank';
+import { listeningOnLocalhost, startBank } from '../helpers/bank';
 import { takeSseMessages } from '../helpers/sse';
 
 jest.setTimeout(120_000);
@@ -34,23 +34,22 @@ function waitUntil(check: () => boolean, what: string, ms = 30_000): Promise<voi
 }
 
 let bank: Bank;
-let server: http.Server;
 let port: number;
 const logs: string[] = [];
 /** The Bank's side of every connection, in the order they were accepted. */
 const serverSockets: net.Socket[] = [];
 
+let listener: Awaited<ReturnType<typeof listeningOnLocalhost>>;
+
 beforeAll(async () => {
   bank = await startBank({ adminToken: ADMIN, eventsRetention: 10_000 }, { logger: capturingLogger(logs) });
-  server = http.createServer(bank.app);
-  server.on('connection', (socket: net.Socket) => serverSockets.push(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  listener = await listeningOnLocalhost(bank.app);
+  listener.server.on('connection', (socket: net.Socket) => serverSockets.push(socket));
+  port = listener.port;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listener.close();
   bank.close();
 });
 

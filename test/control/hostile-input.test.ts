@@ -1,12 +1,11 @@
 // Hostile input to /sandbox/*: a body far over the limit is refused (413 body_too_large, Connection: close)
 // without being read, and query parameters named after Object.prototype members are unknown parameters like
 // any other (400 query_invalid), not a crash and not silently accepted.
-import http from 'node:http';
-import net, { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { Bank } from '../../src/bank/bank';
-import { startBank } from '../helpers/bank';
+import { listeningOnLocalhost, startBank } from '../helpers/bank';
 import { expectProblem } from '../helpers/wire';
 
 jest.setTimeout(60_000);
@@ -15,19 +14,17 @@ const ADMIN = 'admin-token-of-the-hostile-input-test';
 const LIMIT = 256 * 1024;
 
 let bank: Bank;
-let server: http.Server;
+let listener: Awaited<ReturnType<typeof listeningOnLocalhost>>;
 let port: number;
 
 beforeAll(async () => {
   bank = await startBank({ adminToken: ADMIN });
-  server = http.createServer(bank.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  listener = await listeningOnLocalhost(bank.app);
+  port = listener.port;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listener.close();
   bank.close();
 });
 

@@ -1,6 +1,8 @@
 // Test helpers: a Bank on a temp data dir, the demo client's credentials, and a signing client over supertest.
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -178,4 +180,18 @@ export class DemoClient {
 export function sendWith(test: request.Test, headers: Record<string, string | undefined>, body?: string) {
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) test.set(name, value);
   return body === undefined ? test : test.send(body);
+}
+
+/** An app on a real port of 127.0.0.1, for raw sockets and slow readers; `close` cuts every connection first. */
+export async function listeningOnLocalhost(app: http.RequestListener): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
