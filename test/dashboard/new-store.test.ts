@@ -4,10 +4,9 @@
 // Bank has still resumes exactly. In the browser, the dashboard reads its view again on `stream.reset`: the old
 // Bank's orders go, the new Bank's come, without a reload.
 import http from 'node:http';
-import { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Bank } from '../../src/bank/bank';
-import { DemoClient, sampleOrder, startBank } from '../helpers/bank';
+import { DemoClient, listeningOnLocalhost, sampleOrder, startBank } from '../helpers/bank';
 import { expectSchema } from '../helpers/control-schemas';
 import { SseMessage, takeSseMessages } from '../helpers/sse';
 import { contractCheckExceptDashboardFiles, describeInBrowser, launchChromium, openPage, WatchedPage } from './browser';
@@ -23,20 +22,8 @@ interface Reader {
 }
 
 /** A Bank's app on a port of 127.0.0.1 (the given one, or any). */
-async function serve(bank: Bank, port = 0): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
-  const server = http.createServer(bank.app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    server,
-    port: (server.address() as AddressInfo).port,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+function serve(bank: Bank, port = 0): ReturnType<typeof listeningOnLocalhost> {
+  return listeningOnLocalhost(bank.app, port);
 }
 
 /** Reads GET `path` as Server-Sent Events as they arrive. */

@@ -182,10 +182,16 @@ export function sendWith(test: request.Test, headers: Record<string, string | un
   return body === undefined ? test : test.send(body);
 }
 
-/** An app on a real port of 127.0.0.1, for raw sockets and slow readers; `close` cuts every connection first. */
-export async function listeningOnLocalhost(app: http.RequestListener): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
+/**
+ * An app on a real port of 127.0.0.1 (the given one, or any), for raw sockets, slow readers and restarts on the
+ * same port; `close` cuts every connection first.
+ */
+export async function listeningOnLocalhost(app: http.RequestListener, port = 0): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
   const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   return {
     server,
     port: (server.address() as AddressInfo).port,
