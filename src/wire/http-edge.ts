@@ -26,6 +26,15 @@ export function targetAuthority(target: string): string | null {
   return ABSOLUTE_FORM.exec(target)?.[1] ?? null;
 }
 
+/**
+ * scheme://authority of a request: https on a TLS socket, and the absolute-form target's authority, which RFC 9112
+ * section 3.2.2 puts before Host, else the Host header (`hostWhenNone` without one: an HTTP/1.0 request).
+ */
+export function requestOrigin(req: Pick<Request, 'originalUrl' | 'headers' | 'socket'>, hostWhenNone: string): string {
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  return `${scheme}://${targetAuthority(req.originalUrl) ?? req.headers.host ?? hostWhenNone}`;
+}
+
 /** The path as the client sent it, without the query: req.path loses a mounted router's prefix while it runs. */
 export function requestPath(req: Pick<Request, 'originalUrl'>): string {
   return originForm(req.originalUrl).split('?')[0];

@@ -13,7 +13,7 @@ import { Clock } from '../../wire/clock';
 import { Journal, RESPONSE_CAPTURE_LIMIT } from '../application/journal';
 import { Exchange } from './exchange';
 import type { EarlyHook } from '../../wire/stable-shapes';
-import { originForm, requestPath, targetAuthority } from '../../wire/http-edge';
+import { originForm, requestOrigin, requestPath } from '../../wire/http-edge';
 
 type Writer = (...args: unknown[]) => unknown;
 
@@ -75,14 +75,11 @@ function record(res: Captured, complete: boolean): void {
   capture.recorded = true;
   const req = res.req as Request;
   const exchange = res.locals.exchange as Exchange | undefined;
-  // An absolute-form target (RFC 9112 section 3.2.2) names its authority before Host does.
-  const host = targetAuthority(req.originalUrl) ?? req.headers.host ?? 'localhost';
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   capture.journal.recordInbound({
     id: capture.id,
     at: capture.at,
     method: req.method,
-    url: `${scheme}://${host}${originForm(req.originalUrl)}`,
+    url: `${requestOrigin(req, 'localhost')}${originForm(req.originalUrl)}`,
     path: requestPath(req),
     requestHeaders: req.headers,
     requestBody: exchange?.rawBody ?? (Buffer.isBuffer(req.body) ? (req.body as Buffer) : null),

@@ -7,7 +7,7 @@ import { secretMatches } from '../../../wire/secrets';
 import { AccessTokenClaims, TokenInvalidError } from '../../security/tokens';
 import { ProblemError } from '../../../wire/problems';
 import { Exchange, InboundServices, requireClient, Step } from '../exchange';
-import { requestPath, targetAuthority } from '../../../wire/http-edge';
+import { requestOrigin, requestPath } from '../../../wire/http-edge';
 
 const SCHEMES: Record<string, AuthMethod> = { bearer: 'bearer', dpop: 'dpop', 'x-api-key': 'api_key' };
 
@@ -48,15 +48,9 @@ function verifyToken(token: string, scheme: 'Bearer' | 'DPoP', services: Inbound
   }
 }
 
-/**
- * scheme://host/path of the request, as DPoP's htu compares it (after normalisation). The host is the Host header's,
- * or an absolute-form target's authority, which RFC 9112 section 3.2.2 puts before Host.
- */
+/** scheme://host/path of the request, as DPoP's htu compares it (after normalisation). */
 export function requestHtu(exchange: Exchange): string {
-  const scheme = (exchange.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const path = requestPath(exchange.req);
-  const host = targetAuthority(exchange.req.originalUrl) ?? exchange.header('host') ?? '';
-  return `${scheme}://${host}${path}`;
+  return `${requestOrigin(exchange.req, '')}${requestPath(exchange.req)}`;
 }
 
 function checkDpopBinding(exchange: Exchange, services: InboundServices, token: string, claims: AccessTokenClaims): void {
