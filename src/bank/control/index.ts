@@ -29,6 +29,7 @@ import { conformanceArea } from './conformance';
 import { ConformanceRuns } from '../application/conformance-runs';
 import { FaultProfiles } from '../application/fault-profiles';
 import { readRawBody } from '../http/read-raw-body';
+import { isEncoded } from '../http/steps/check_size_and_media_type';
 
 /** Everything the control-plane areas act through. */
 export interface ControlDeps {
@@ -75,7 +76,7 @@ function jsonOnly(req: Request, _res: Response, next: NextFunction): void {
   }
   // The body is read as the bytes sent (read-raw-body.ts), never inflated: like POST /payment-orders.
   const encoding = req.headers['content-encoding'];
-  if (hasBody && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+  if (hasBody && isEncoded(encoding)) {
     throw new ProblemError('unsupported_media_type', `Content-Encoding "${encoding}" is not accepted: send the JSON body uncompressed`);
   }
   next();
