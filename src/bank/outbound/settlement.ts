@@ -2,13 +2,12 @@
 // one batch, then lets the event loop serve what is waiting (setImmediate) before the next, until none is due:
 // 10,000 orders due at once (a restart after downtime, a burst sharing a due time) settled in one synchronous loop
 // held every request, /readyz included, for ~3 s.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'winston';
 import { OrderBook } from '../application/order-book';
 
 /** Orders one turn of the event loop settles (each is its own transaction). */
 export const SETTLE_BATCH = 100;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class SettlementScheduler {
   private timer: NodeJS.Timeout | null = null;

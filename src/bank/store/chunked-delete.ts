@@ -7,14 +7,13 @@
 // A chunk statement has the form (the limit its last parameter):
 //   DELETE FROM t WHERE rowid IN (SELECT rowid FROM t WHERE expires_at < ? ORDER BY expires_at LIMIT ?)
 // or, for a WITHOUT ROWID table, the same over its primary key: WHERE (k1, k2) IN (SELECT k1, k2 FROM t ...).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Rows one chunk deletes: ~5-10 ms of SQLite for the nonces' and idempotency records' rows. */
 export const PRUNE_CHUNK_ROWS = 1000;
 
 /** One chunk: deletes at most `limit` rows; returns how many it deleted. */
 export type DeleteChunk = (limit: number) => number;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs `deleteChunk` until it deletes fewer than `limit` rows, yielding to the event loop between chunks; returns
