@@ -20,13 +20,23 @@ import { startIdleCollection } from '../wire/idle-collection';
 import { within } from '../wire/within';
 import { drainable } from '../wire/drain';
 
+/** Logs and counts a refusal written outside the app (no request reached it), as the app does its own. */
+type RefusalRecorder = (problem: ProblemError, requestId: string, extra?: Record<string, unknown>) => void;
+
+function refusalRecorder(logger: Logger, countUnparsed: (code: string, status: number) => void): RefusalRecorder {
+  return (problem, requestId, extra = {}) => {
+    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail, ...extra });
+    countUnparsed(problem.code, problem.status);
+  };
+}
+
 /**
  * Requests node's own HTTP parser refuses (two Content-Lengths, oversized headers...) never reach the app, and node's
  * own answer is a bare status line: answered here with the problem body profile section 5 asks of every 4xx. As in
  * node's own handler (lib/_http_server.js, socketOnError), nothing is written over a response already on its way
  * (wire/client-errors.ts, clientErrorState): the socket is destroyed instead.
  */
-function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: (code: string, status: number) => void): void {
+function answerParserErrors(server: http.Server, recordRefusal: RefusalRecorder): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
@@ -48,10 +58,7 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     const requestId = randomUUID();
     // Logged and counted as the app does its own refusals, when no request was read. One whose body failed to parse
     // (a bad chunk) already reached the app, which logs and counts it as given up (499) when its socket closes.
-    if (state === 'fresh') {
-      logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
-      countUnparsed(problem.code, problem.status);
-    }
+    if (state === 'fresh') recordRefusal(problem, requestId);
     socket.end(rawProblemResponse(problem, requestId));
   });
   // CONNECT asks for a tunnel, which the Bank (no proxy) does not open: without this listener node closes the
@@ -60,8 +67,7 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
     socket.on('error', () => socket.destroy());
     const requestId = randomUUID();
     const problem = new ProblemError('method_not_allowed', 'the Bank is not a proxy: CONNECT opens no tunnel here');
-    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail, method: req.method });
-    countUnparsed(problem.code, problem.status);
+    recordRefusal(problem, requestId, { method: req.method });
     // Node hands a CONNECT's socket over half-open and without its time-outs: closed whole once the answer is out,
     // or it would stay (an fd, and a graceful stop waiting SHUTDOWN_TIMEOUT_MS for it) until the client hangs up.
     socket.end(rawProblemResponse(problem, requestId, '', { Allow: '' }), () => socket.destroy());
@@ -73,14 +79,13 @@ function answerParserErrors(server: http.Server, logger: Logger, countUnparsed: 
  * ERR_SSL_HTTP_REQUEST and node closes the connection without a byte. Answered instead, in plain HTTP on the TCP
  * socket under the TLS one (`_parent`, undocumented but stable since node 0.x), with what the port needs.
  */
-function answerPlainHttpOnTls(server: https.Server, logger: Logger, countUnparsed: (code: string, status: number) => void, plainUrl: () => string): void {
+function answerPlainHttpOnTls(server: https.Server, recordRefusal: RefusalRecorder, plainUrl: () => string): void {
   server.on('tlsClientError', (error: NodeJS.ErrnoException, tlsSocket: { _parent?: Duplex | null; destroy(): void }) => {
     const raw = tlsSocket._parent;
     if (error.code !== 'ERR_SSL_HTTP_REQUEST' || !raw?.writable) return void tlsSocket.destroy();
     const requestId = randomUUID();
     const problem = new ProblemError('mtls_required', `this is the Bank's HTTPS (mutual TLS) listener and the request came in plain HTTP: use https:// with your client certificate, or the plain-HTTP listener at ${plainUrl()}`);
-    logger.info('request rejected', { request_id: requestId, code: problem.code, detail: problem.detail });
-    countUnparsed(problem.code, problem.status);
+    recordRefusal(problem, requestId);
     raw.on('error', () => raw.destroy());
     raw.end(rawProblemResponse(problem, requestId));
   });
@@ -136,12 +141,13 @@ async function start(config: BankConfig): Promise<Running> {
   const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false, requireHostHeader: false }, listener);
   const servers = [httpServer, httpsServer];
   const stops = servers.map(drainable);
+  const recordRefusal = refusalRecorder(logger, bank.metrics.countUnparsed);
   for (const server of servers) {
     server.keepAliveTimeout = 65_000;
-    answerParserErrors(server, logger, bank.metrics.countUnparsed);
+    answerParserErrors(server, recordRefusal);
   }
   let port = config.port;
-  answerPlainHttpOnTls(httpsServer, logger, bank.metrics.countUnparsed, () => `http://localhost:${port}`);
+  answerPlainHttpOnTls(httpsServer, recordRefusal, () => `http://localhost:${port}`);
   port = await listen(httpServer, config.port, config.host);
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
   const housekeeping = setInterval(bank.housekeeping, 60_000);
