@@ -25,11 +25,11 @@ describe('nonce store', () => {
     expect(nonces.spend('demo', 'n-1', 601_002, 1_201_002)).toBe(false);
   });
 
-  it('prunes the expired uses only', () => {
+  it('prunes the expired uses only', async () => {
     nonces.spend('demo', 'n-1', 1_000, 5_000);
     nonces.spend('demo', 'n-2', 1_000, 9_000);
-    expect(nonces.prune(5_000)).toBe(0);
-    expect(nonces.prune(5_001)).toBe(1);
+    expect(await nonces.pruneInChunks(5_000)).toBe(0);
+    expect(await nonces.pruneInChunks(5_001)).toBe(1);
     expect(nonces.firstSeenAt('demo', 'n-1')).toBeNull();
     expect(nonces.firstSeenAt('demo', 'n-2')).toBe(1_000);
   });

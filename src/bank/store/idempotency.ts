@@ -27,7 +27,6 @@ export class IdempotencyRepository {
   private readonly reserveStmt;
   private readonly recordStmt;
   private readonly completeStmt;
-  private readonly pruneStmt;
   private readonly pruneChunkStmt;
   private readonly pruneClientStmt;
 
@@ -49,10 +48,9 @@ export class IdempotencyRepository {
       `UPDATE idempotency_records SET state = 'done', status_code = ?, body = ?, locked_until = NULL
        WHERE client_id = ? AND idem_key = ? AND state = 'in_progress'`,
     );
-    // Records of a client with a test clock expire by that clock (pruneClient), not by the Bank's.
-    this.pruneStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id NOT IN (SELECT client_id FROM test_clocks)');
+    // Records of a client with a test clock expire by that clock (pruneClient), not by the Bank's (pruneInChunks).
     this.pruneClientStmt = db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ? AND client_id = ?');
-    // The same rows as pruneStmt, at most `limit` of them, oldest first through idempotency_expiry.
+    // Expired records of clients on the Bank's clock, at most `limit` of them, oldest first through idempotency_expiry.
     this.pruneChunkStmt = db.prepare(
       `DELETE FROM idempotency_records WHERE rowid IN
          (SELECT rowid FROM idempotency_records WHERE expires_at <= ? AND client_id NOT IN (SELECT client_id FROM test_clocks) ORDER BY expires_at LIMIT ?)`,
@@ -127,11 +125,6 @@ export class IdempotencyRepository {
 
   pruneClient(clientId: string, nowMs: number): number {
     return this.pruneClientStmt.run(nowMs, clientId).changes;
-  }
-
-  /** Deletes every expired record in one statement (tests, small stores); housekeeping uses pruneInChunks. */
-  prune(nowMs: number): number {
-    return this.pruneStmt.run(nowMs).changes;
   }
 
   /** Deletes the expired records `limit` at a time, serving the event loop between chunks (store/chunked-delete.ts). */

@@ -7,7 +7,6 @@ import { deleteInChunks, PRUNE_CHUNK_ROWS } from './chunked-delete';
 export class NonceRepository {
   private readonly spendStmt;
   private readonly firstSeenStmt;
-  private readonly pruneStmt;
   private readonly pruneChunkStmt;
 
   constructor(private readonly db: Db) {
@@ -18,7 +17,6 @@ export class NonceRepository {
        WHERE nonces.expires_at < excluded.first_seen_at`,
     );
     this.firstSeenStmt = db.prepare('SELECT first_seen_at FROM nonces WHERE client_id = ? AND nonce = ?').pluck();
-    this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at < ?');
     // WITHOUT ROWID: a chunk names its rows by the primary key; the subquery walks nonces_expiry, oldest first.
     this.pruneChunkStmt = db.prepare(
       `DELETE FROM nonces WHERE (client_id, nonce) IN
@@ -36,19 +34,9 @@ export class NonceRepository {
     return (this.firstSeenStmt.get(clientId, nonce) as number | null | undefined) ?? null;
   }
 
-  /** Deletes every expired use in one statement (tests, small stores); housekeeping uses pruneInChunks. */
-  prune(nowMs: number): number {
-    return this.pruneStmt.run(nowMs).changes;
-  }
-
-  /** Deletes at most `limit` expired uses, oldest first; returns how many. */
-  pruneChunk(nowMs: number, limit: number): number {
-    return this.pruneChunkStmt.run(nowMs, limit).changes;
-  }
-
   /** Deletes every expired use, `limit` at a time, serving the event loop between chunks (store/chunked-delete.ts). */
   pruneInChunks(nowMs: number, limit = PRUNE_CHUNK_ROWS): Promise<number> {
-    return deleteInChunks((chunk) => this.pruneChunk(nowMs, chunk), { limit, stillOpen: () => this.db.open });
+    return deleteInChunks((chunk) => this.pruneChunkStmt.run(nowMs, chunk).changes, { limit, stillOpen: () => this.db.open });
   }
 
   /**
