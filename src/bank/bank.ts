@@ -50,6 +50,7 @@ import { OutboxDepthRepository } from './store/outbox-depth';
 import { requireAdmin } from './control/admin';
 import { FaultProfiles } from './application/fault-profiles';
 import { ClientFaultRepository } from './store/client-faults';
+import { DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 export interface BankOptions {
   clock?: Clock;
@@ -60,6 +61,8 @@ export interface BankOptions {
   sseHeartbeatMs?: number;
   /** The client definitions when the caller has already read config.clientsFile (main does, for the dev PKI). */
   clients?: ClientDefinition[];
+  /** DATA_DIR's lock when the caller took it first (main does, before the dev PKI); the Bank releases it on close. */
+  dataDirLock?: DataDirLock;
 }
 
 export interface Bank {
@@ -135,9 +138,21 @@ export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
   return loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients').clients;
 }
 
+/** Opens the Bank on config.dataDir, which it holds until close (wire/data-dir-lock.ts). */
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
-  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel, false, { format: config.logFormat });
+  const lock = options.dataDirLock ?? lockBankDataDir(config.dataDir, logger);
+  return releasedOnFailure(lock, () => assembleBank(config, { ...options, logger }, lock));
+}
+
+/** Takes DATA_DIR for a Bank, or throws DataDirInUse naming the process that holds it. */
+export function lockBankDataDir(dataDir: string, logger: Logger): DataDirLock {
+  return lockDataDir(dataDir, 'Bank', (message, meta) => logger.warn(message, meta));
+}
+
+async function assembleBank(config: BankConfig, options: BankOptions & { logger: Logger }, lock: DataDirLock): Promise<Bank> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
   const clients = options.clients ?? loadClientDefinitions(config);
   // A jwks_uri client's keys are fetched on first need, by the fetcher made once the Bank's key is loaded.
   const remoteJwks: RemoteJwksFactory = (clientId, url) => new RemoteJwks(url, (target, id) => jwksFetcher.fetch(target, id), () => clock.now(), config.jwksCacheTtlS, logger, clientId);
@@ -255,6 +270,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
       if (db.open) journal.close();
       eventLog.close();
       if (db.open) db.close();
+      lock.release();
     },
   };
 }

@@ -5,12 +5,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'winston';
-import { createBank, loadClientDefinitions } from './bank';
+import { createBank, loadClientDefinitions, lockBankDataDir } from './bank';
 import { BankConfig, loadConfig } from './config';
 import { createLogger } from '../wire/logger';
 import type { PkiFiles } from './security/pki';
 import { prepareTls, TlsMaterial } from './tls';
-import { ensureDataDir } from '../wire/sqlite';
 import { ProblemError } from '../wire/problems';
 import { clientErrorProblem, clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
@@ -125,14 +124,15 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, client
 
 async function start(config: BankConfig): Promise<Running> {
   const logger = createLogger(config.logLevel, false, { format: config.logFormat });
-  ensureDataDir(config.dataDir);
+  // Held before the dev PKI: a second Bank on this DATA_DIR must not write its files either.
+  const dataDirLock = lockBankDataDir(config.dataDir, logger);
   const clients = loadClientDefinitions(config);
   const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds, ({ file, reason }) => {
     // A broken or missing key is replaced with its certificate; any other file is a certificate reissued for its key.
     logger.warn(file.endsWith('.key') ? 'dev PKI: replaced a key and its certificate' : 'dev PKI: reissued a certificate for its existing key', { file, reason });
   });
-  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients });
+  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients, dataDirLock });
   // A Host-less HTTP/1.1 request reaches the app, which refuses it with a problem body (http/app.ts, missingHost).
   const listener = bank.app;
   const httpServer = http.createServer({ requireHostHeader: false }, listener);

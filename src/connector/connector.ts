@@ -21,6 +21,7 @@ import { ConnectorConfig } from './config';
 import { Flaws } from './flaws';
 import { ReversePoller } from './reverse-poller';
 import { ConnectorStore, isFinalStatus, openConnectorStore } from './store';
+import { DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -100,9 +101,16 @@ function reversePollLostCreates(store: ConnectorStore, nowMs: number, logger: Lo
   }
 }
 
+/** Starts the reference Connector on config.dataDir, which it holds until close (wire/data-dir-lock.ts). */
 export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
-  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? connectorLogger(config.logLevel, false, config.logFormat);
+  const lock = lockDataDir(config.dataDir, 'reference Connector', (message, meta) => logger.warn(message, meta));
+  return releasedOnFailure(lock, () => startOn(config, { ...options, logger }, lock));
+}
+
+async function startOn(config: ConnectorConfig, options: ConnectorOptions & { logger: Logger }, lock: DataDirLock): Promise<ReferenceConnector> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
   const credentials = loadCredentials(config.credentialsFile);
   const fixture = loadFixtureOrders(config.ordersFixture);
   const tls = tlsMaterial(config);
@@ -148,6 +156,7 @@ export async function startReferenceConnector(config: ConnectorConfig, options: 
       server.closeAllConnections();
       bankClient.close();
       store.close();
+      lock.release();
     },
   };
 }
