@@ -148,8 +148,8 @@ async function start(config: BankConfig): Promise<Running> {
   }
   let port = config.port;
   answerPlainHttpOnTls(httpsServer, recordRefusal, () => `http://localhost:${port}`);
-  port = await listen(httpServer, config.port, config.host);
-  const httpsPort = await listen(httpsServer, config.httpsPort, config.host);
+  port = await listen(httpServer, config.port, config.host, { port: 'PORT', host: 'HOST' });
+  const httpsPort = await listen(httpsServer, config.httpsPort, config.host, { port: 'HTTPS_PORT', host: 'HOST' });
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
   const idleCollection = config.idleCollection === 'on' ? startIdleCollection({ collect: globalThis.gc, logger }) : null;

@@ -131,7 +131,7 @@ async function startOn(config: ConnectorConfig, options: ConnectorOptions & { lo
     ? https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true, requireHostHeader: false }, app)
     : http.createServer({ requireHostHeader: false }, app);
   const stopping = drainable(server);
-  const port = await listen(server, config.port, config.host);
+  const port = await listen(server, config.port, config.host, { port: 'CONNECTOR_PORT', host: 'CONNECTOR_HOST' });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
   if (options.startPoller !== false) reversePoller.start(Math.min(1000, Math.max(10, Math.floor(config.pollInitialMs / 2))));

@@ -77,9 +77,27 @@ function hostLines(rawHeaders: readonly string[]): number {
 }
 
 /** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */
-export function listen(server: Server, port: number, host: string): Promise<number> {
+/** The settings that name a listener's port and host, for its refusals. */
+export interface ListenSettings {
+  port: string;
+  host: string;
+}
+
+/**
+ * Listens on `port`; resolves the port taken (0 picks a free one). An address that cannot be had is refused with
+ * the settings that name it (PORT, HOST) and what to do, not node's bare `listen EADDRINUSE`.
+ */
+export function listen(server: Server, port: number, host: string, settings: ListenSettings = { port: 'the port', host: 'the host' }): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, settings)));
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+function listenError(error: NodeJS.ErrnoException, port: number, host: string, settings: ListenSettings): Error {
+  const where = `${settings.port} ${port} on ${host}`;
+  if (error.code === 'EADDRINUSE') return new Error(`${where} is already in use by another process: stop it, or set ${settings.port} to a free port (0 picks one)`);
+  if (error.code === 'EACCES') return new Error(`${where} needs privileges this process does not have: set ${settings.port} to a port above 1023`);
+  if (error.code === 'EADDRNOTAVAIL') return new Error(`${where}: ${host} is not an address of this machine: set ${settings.host} to one that is (0.0.0.0 for all)`);
+  return error;
 }
