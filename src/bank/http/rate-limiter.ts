@@ -7,7 +7,10 @@ export class RateLimiter {
   /** Takes one token; returns 0 when allowed, else the seconds to wait (Retry-After). */
   take(key: string, nowMs: number): number {
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedMs: nowMs };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * this.ratePerS);
+    // A wall clock stepped back (NTP, a VM resumed) refills nothing and takes nothing away: the bucket starts
+    // again from the new time. Unclamped, a 10 min step made every client wait 10 min (429, Retry-After 600).
+    const elapsedMs = Math.max(0, nowMs - bucket.updatedMs);
+    bucket.tokens = Math.min(this.burst, bucket.tokens + (elapsedMs / 1000) * this.ratePerS);
     bucket.updatedMs = nowMs;
     this.buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
