@@ -9,6 +9,7 @@ import { JwsAlg } from '../wire/algorithms';
 import { Jwks, KeySet } from '../wire/keys';
 import { Flaws } from './flaws';
 import { Problem } from './problems';
+import { withinLast } from '../wire/clock';
 
 /** A cached JWKS older than this is refetched before use. */
 const MAX_AGE_MS = 60 * 60_000;
@@ -42,7 +43,7 @@ export class BankJwks {
 
   /** The Bank's key for this kid and alg, or null when the Bank does not publish one. */
   async keyFor(kid: string, alg: JwsAlg): Promise<KeyObject | null> {
-    if (!this.keys || this.now() - this.fetchedAt > MAX_AGE_MS) await this.refresh();
+    if (!this.keys || !withinLast(MAX_AGE_MS, this.fetchedAt, this.now())) await this.refresh();
     const known = this.keys?.find(kid, alg) ?? null;
     if (known) return known;
     if (this.inFlight) {
@@ -62,8 +63,8 @@ export class BankJwks {
   private mayRefetchFor(kid: string): boolean {
     const now = this.now();
     const last = this.kidsRefetched.get(kid);
-    if (last !== undefined && now - last < KID_MEMORY_MS) return false;
-    this.kidRefetches = this.kidRefetches.filter((at) => now - at < MIN_REFETCH_MS);
+    if (last !== undefined && withinLast(KID_MEMORY_MS, last, now)) return false;
+    this.kidRefetches = this.kidRefetches.filter((at) => withinLast(MIN_REFETCH_MS, at, now));
     return this.kidRefetches.length < UNKNOWN_KID_BURST;
   }
 

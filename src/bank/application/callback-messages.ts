@@ -7,6 +7,7 @@ import { Db } from '../store/db';
 import { CallbackRow, OutboxRepository, StatusEventRow } from '../store/outbox';
 import { EventSink, NO_EVENTS } from './events';
 import { ClientClocks } from './clocks';
+import { withinLast } from '../../wire/clock';
 
 export const UNIT_CALLBACK_PATH = '/callbacks/orders/status';
 export const BATCH_CALLBACK_PATH = '/callbacks/orders/status/batch';
@@ -221,7 +222,7 @@ export class CallbackMessages {
     if (!useBatch) return { units: eligible, batches: [], waiting: null };
     const batches = chunk(singles, this.settings.batchSize);
     const last = batches[batches.length - 1];
-    const waiting = last && last.length < this.settings.batchSize && now - last[0].createdAt < this.settings.batchWindowMs ? last : null;
+    const waiting = last && last.length < this.settings.batchSize && withinLast(this.settings.batchWindowMs, last[0].createdAt, now) ? last : null;
     return { units: eligible.filter((event) => event.copies > 1), batches: waiting ? batches.slice(0, -1) : batches, waiting };
   }
 

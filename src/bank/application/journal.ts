@@ -14,7 +14,7 @@
 // the Bank's housekeeping.
 import type { Logger } from 'winston';
 import { cachedLast } from '../../wire/cached-last';
-import { Clock } from '../../wire/clock';
+import { Clock, withinLast } from '../../wire/clock';
 import { parseJsonText } from '../../wire/json-text';
 import { formatInstant } from '../../wire/rfc3339';
 import { answerJson, type HttpAnswer, type SentExchange } from '../../wire/signed-client';
@@ -264,7 +264,7 @@ export class Journal implements OrderJournal {
       const pruneUpTo = keepFrom - this.prunedUpTo >= this.pruneSlack ? keepFrom : null;
       this.repo.insertMany(rows, pruneUpTo);
       if (pruneUpTo !== null) this.prunedUpTo = pruneUpTo;
-      if (this.clock.now() - this.lastAgePrune >= AGE_PRUNE_INTERVAL_MS) this.pruneByAge();
+      if (!withinLast(AGE_PRUNE_INTERVAL_MS, this.lastAgePrune, this.clock.now())) this.pruneByAge();
     } catch (error) {
       this.logger?.warn('journal batch not written', { entries: rows.length, error: (error as Error).message });
     }

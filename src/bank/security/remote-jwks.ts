@@ -7,6 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'winston';
 import { JwsAlg } from '../../wire/algorithms';
 import { Jwks, KeySet } from '../../wire/keys';
+import { withinLast } from '../../wire/clock';
 
 /** One fetch of a JWKS: the keys, and the answer's max-age in seconds (null: none given). Throws on failure. */
 export interface FetchedJwks {
@@ -69,7 +70,7 @@ export class RemoteJwks {
       // A fetch under way (another request's refetch) may bring this kid too: wait for it rather than refuse.
       if (this.inFlight) return this.inFlight.then(() => this.keys.find(kid, alg));
       const last = this.refetchedFor.get(kid);
-      if (last !== undefined && now - last < UNKNOWN_KID_REFETCH_MS) return null;
+      if (last !== undefined && withinLast(UNKNOWN_KID_REFETCH_MS, last, now)) return null;
       this.remember(kid, now);
       this.logger.info('unknown kid: refetching the client JWKS once', { client_id: this.clientId, kid, jwks_uri: this.url });
     } else {
@@ -95,7 +96,7 @@ export class RemoteJwks {
     this.refetchedFor.set(kid, now);
     if (this.refetchedFor.size > MAX_REMEMBERED_KIDS) {
       for (const [known, at] of this.refetchedFor) {
-        if (this.refetchedFor.size <= MAX_REMEMBERED_KIDS && now - at < UNKNOWN_KID_REFETCH_MS) break;
+        if (this.refetchedFor.size <= MAX_REMEMBERED_KIDS && withinLast(UNKNOWN_KID_REFETCH_MS, at, now)) break;
         this.refetchedFor.delete(known);
       }
     }
