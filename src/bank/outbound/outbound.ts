@@ -1,6 +1,6 @@
-// Wires the outgoing half: Connector clients, poller (node-cron), settlement and dispatcher, around the
+// Wires the outgoing half: Connector clients, poller (on POLL_CRON, pull-schedule.ts), settlement and dispatcher, around the
 // application's use cases (PulledOrders, CallbackMessages, the order book's settlement).
-import type { ScheduledTask } from 'node-cron';
+import { cronSlots, scheduleOnWallClock, WallClockSchedule } from './pull-schedule';
 import type { Logger } from 'winston';
 import { CallbackMessages } from '../application/callback-messages';
 import { EventSink } from '../application/events';
@@ -76,7 +76,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
 
   const poller = new Poller(deps.pulledOrders, connectors, logger, config.pollStartOffset, deps.events, deps.faults, allowPlainHttp);
   const settlement = new SettlementScheduler(book, config.settleIntervalMs, logger, wake);
-  let pollTask: ScheduledTask | null = null;
+  let pullSchedule: WallClockSchedule | null = null;
   let dispatchTimer: NodeJS.Timeout | null = null;
   let started = false;
   const startedWork: (() => void)[] = [];
@@ -84,9 +84,8 @@ export function createOutbound(deps: OutboundDeps): Outbound {
   const ensurePollSchedule = () => {
     // Only for a Connector that can be pulled: a strict Bank pulls no http:// one, so it arms no schedule for it either.
     const pullable = connectors.all().some((connector) => connector.settings.poll && poller.pullRefusal(connector) === null);
-    if (!started || halted || pollTask || config.pollCron === 'off' || !pullable) return;
-    const cron = require('node-cron') as typeof import('node-cron');
-    pollTask = cron.schedule(config.pollCron, () => poller.runCycle(), { noOverlap: true, name: 'pull' });
+    if (!started || halted || pullSchedule || config.pollCron === 'off' || !pullable) return;
+    pullSchedule = scheduleOnWallClock({ nextSlot: cronSlots(config.pollCron), run: () => poller.runCycle(), logger });
   };
   // A Connector that can never be called back is a setting, so it is said once per Connector and URL (at start, and
   // when the control plane registers or changes one), not only at each refused attempt.
@@ -124,14 +123,14 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     },
     halt() {
       halted = true;
-      void pollTask?.stop();
+      pullSchedule?.stop();
       settlement.stop();
       if (dispatchTimer) clearInterval(dispatchTimer);
       dispatcher.halt();
     },
     async stop(timeoutMs: number) {
       halted = true;
-      await pollTask?.stop();
+      pullSchedule?.stop();
       settlement.stop();
       if (dispatchTimer) clearInterval(dispatchTimer);
       const drained = dispatcher.stop();
