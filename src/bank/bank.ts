@@ -138,6 +138,24 @@ export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
   return loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients').clients;
 }
 
+/**
+ * A deleted client's test clock and pause go with it (application/client-registrations.ts); builds before that
+ * left them in the store, where a clock held the client's orders forever and a pause waited for the id to come
+ * back. Nobody can reach them (the routes need a registered client), so a start drops them.
+ */
+function dropControlsOfDeletedClients(db: Db, registry: ClientRegistry, pauses: ClientPauseRepository, clocks: TestClockRepository, logger: Logger): void {
+  const deleted = (clientId: string) => registry.find(clientId) === undefined;
+  const droppedPauses = pauses.paused().filter(deleted);
+  const droppedClocks = clocks.all().map((row) => row.clientId).filter(deleted);
+  db.transaction(() => {
+    for (const clientId of droppedPauses) pauses.resume(clientId);
+    for (const clientId of droppedClocks) clocks.remove(clientId);
+  })();
+  if (droppedPauses.length + droppedClocks.length > 0) {
+    logger.info('dropped the test clocks and pauses of deleted clients', { clocks: droppedClocks.length, pauses: droppedPauses.length });
+  }
+}
+
 /** Opens the Bank on config.dataDir, which it holds until close (wire/data-dir-lock.ts). */
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
   const logger = options.logger ?? createLogger(config.logLevel, false, { format: config.logFormat });
@@ -187,8 +205,10 @@ async function assembleBank(config: BankConfig, options: BankOptions & { logger:
   const jwksFetcher = new JwksFetcher({ bankClientId: config.bankClientId, signer, clock, timeoutMs: config.connectorTimeoutMs, tls: options.connectorTls ?? {}, allowPlainHttp: config.sandboxMode === 'relaxed', journal });
   const connectors = new ConnectorDirectory(identity, config.connectorTimeoutMs, config.dispatchConcurrency, connectorSettings(config, registry, options.connectorTls));
   const pauses = new ClientPauseRepository(db);
+  const testClockRows = new TestClockRepository(db);
+  dropControlsOfDeletedClients(db, registry, pauses, testClockRows, logger);
   for (const clientId of pauses.paused()) connectors.setPaused(clientId, true);
-  const clocks = new ClientClocks(clock, new TestClockRepository(db));
+  const clocks = new ClientClocks(clock, testClockRows);
   // /metrics (docs/operations.md#metrics): the outgoing side is counted from the events it publishes.
   const metrics = new BankMetrics({ outbox: new OutboxDepthRepository(db), clocks, guard: requireAdmin(config) });
   const observedEvents = metrics.observing(eventLog);

@@ -18,7 +18,7 @@ export interface ControlWiring extends Omit<ControlDeps, 'queries' | 'reset' | '
   orders: OrderRepository;
   outbox: OutboxRepository;
   clocks: ClientClocks;
-  clientRegistrations: Omit<ClientRegistrationDeps, 'certificates' | 'config' | 'registry' | 'connectors' | 'logger' | 'faults'>;
+  clientRegistrations: Omit<ClientRegistrationDeps, 'certificates' | 'config' | 'registry' | 'connectors' | 'logger' | 'faults' | 'testClocks' | 'pauses'>;
 }
 
 export function sandboxRouter(wiring: ControlWiring): express.Router {
@@ -30,7 +30,7 @@ export function sandboxRouter(wiring: ControlWiring): express.Router {
     reset: new ResetStore(db, new ResetRepository(db), clocks, deps.faults),
     clients: new ClientRegistrations({
       ...clientRegistrations,
-      config, registry: deps.registry, connectors: deps.connectors, logger: deps.logger, faults: deps.faults,
+      config, registry: deps.registry, connectors: deps.connectors, logger: deps.logger, faults: deps.faults, testClocks: deps.testClocks, pauses: deps.pauses,
       certificates: new ClientCertificates({ pki: devPkiOf(config), bankClientId: config.bankClientId, serverNames: config.tlsServerNames }),
     }),
   });

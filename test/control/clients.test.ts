@@ -257,6 +257,29 @@ describe('GET, PATCH and DELETE /sandbox/clients', () => {
     // The id is free again.
     expect((await sandbox(bank).post('/sandbox/clients', { client_id: 'leaving' })).status).toBe(201);
   });
+
+  it("takes the client's test clock and pause with it: its orders settle on the Bank's clock, its id comes back unpaused", async () => {
+    const created = await registerClient(bank, { client_id: 'clocked-leaver', connector: { url: 'http://localhost:1' } });
+    const signer: Signer = { clientId: 'clocked-leaver', jwk: created.private_jwk!, token: await tokenFor(bank, 'clocked-leaver', created.client_secret) };
+    expect((await sandbox(bank).post('/sandbox/clients/clocked-leaver/clock', { frozen_at: '2026-11-22T12:00:00Z' })).status).toBeLessThan(300);
+    expect((await sandbox(bank).post('/sandbox/clients/clocked-leaver/pause')).status).toBeLessThan(300);
+    const order = sampleOrder({}, '42.03'); // PENDING, SUCCESS 5 s later on the client's clock: long due on the Bank's
+    expect((await createAs(bank, signer, order)).body.status).toBe('PENDING');
+    const statusOf = () => bank.db.prepare('SELECT status FROM orders WHERE client_id = ? AND reference = ?').pluck().get('clocked-leaver', order.reference);
+    const rowsOf = (table: string) => bank.db.prepare(`SELECT COUNT(*) FROM ${table} WHERE client_id = 'clocked-leaver'`).pluck().get();
+    bank.book.settleAllDue();
+    expect(statusOf()).toBe('PENDING');
+
+    expect((await sandbox(bank).delete('/sandbox/clients/clocked-leaver')).status).toBe(200);
+    expect([rowsOf('test_clocks'), rowsOf('client_pauses')]).toEqual([0, 0]);
+    expect(bank.clocks.isClocked('clocked-leaver')).toBe(false);
+    bank.book.settleAllDue();
+    expect(statusOf()).toBe('SUCCESS');
+
+    await registerClient(bank, { client_id: 'clocked-leaver', connector: { url: 'http://localhost:1' } });
+    expect(bank.outbound.connectors.isPaused('clocked-leaver')).toBe(false);
+    expectProblem(await sandbox(bank).get('/sandbox/clients/clocked-leaver/clock'), 404, 'not_found');
+  });
 });
 
 describe('starting from nothing: register, then token, create and reverse polling over mTLS with the answer alone', () => {

@@ -79,6 +79,13 @@ export interface ClientRegistrationDeps {
   logger: Logger;
   /** A deleted client's fault profile goes with it (conformance.md section 4). */
   faults?: { clear(clientId: string): boolean };
+  /**
+   * So does its test clock: nobody can reach it any more (the clock routes need a registered client), and a clock
+   * left attached held the client's orders and idempotency records forever, in every settlement tick's query.
+   */
+  testClocks?: { detach(clientId: string): Promise<unknown> };
+  /** And its pause: an id registered again starts unpaused, after a restart too. */
+  pauses?: { resume(clientId: string): void };
 }
 
 const DEFAULT_AUTH_METHODS: AuthMethod[] = ['bearer', 'dpop'];
@@ -265,6 +272,8 @@ export class ClientRegistrations {
       const connector = this.deps.connectors.has(clientId);
       if (connector) this.deps.connectors.remove(clientId);
       this.deps.faults?.clear(clientId);
+      this.deps.pauses?.resume(clientId);
+      await this.deps.testClocks?.detach(clientId);
       const ordersKept = this.deps.repository.orderCount(clientId);
       log.info('client deleted at run time', { client_id: clientId, orders_kept: ordersKept });
       return { client_id: clientId, removed: { registration: true, connector }, orders_kept: ordersKept };
