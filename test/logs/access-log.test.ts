@@ -3,27 +3,14 @@
 // emits `finish`; and express matches /SANDBOX as /sandbox, whose spelling must not become a label value.
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import request from 'supertest';
-import winston from 'winston';
 import { Bank } from '../../src/bank/bank';
 import { demo, startBank } from '../helpers/bank';
 import { waitFor } from '../helpers/outbound';
+import { capturingLogger, LogLine } from '../helpers/logs';
 import { parsePrometheusText, valueOf } from '../metrics/prometheus-text';
 
-type Line = Record<string, unknown>;
-
-function capturingLogger(): { logger: winston.Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const text of chunk.toString('utf8').split('\n')) if (text) lines.push(JSON.parse(text) as Line);
-      done();
-    },
-  });
-  const logger = winston.createLogger({ level: 'info', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] });
-  return { logger, lines };
-}
+type Line = LogLine;
 
 describe('the access log and the request metrics', () => {
   let bank: Bank;

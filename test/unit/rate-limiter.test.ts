@@ -24,3 +24,17 @@ describe('RateLimiter', () => {
     expect(limiter.take('acme', T - 599_000)).toBe(0);
   });
 });
+
+describe('RateLimiter buckets', () => {
+  it('forgets the clients whose buckets have refilled once the map has doubled, and keeps those still short', () => {
+    const limiter = new RateLimiter(1, 2);
+    limiter.take('busy', T);
+    limiter.take('busy', T);
+    for (let i = 0; i < 1023; i += 1) limiter.take(`deleted-${i}`, T - 10_000);
+    expect(limiter.size).toBe(1024);
+    limiter.take('newcomer', T);
+    expect(limiter.size).toBe(2);
+    // The busy client's bucket was kept, still empty: its next request waits.
+    expect(limiter.take('busy', T)).toBe(1);
+  });
+});

@@ -27,8 +27,12 @@ const MAX_PAGES_PER_CYCLE = 100_000;
 
 export class Poller {
   private cycle: Promise<PollReport[]> | null = null;
-  /** Connectors whose last pull failed: repeated failures log at debug, so a Connector that is down does not flood the log. */
-  private readonly failing = new Set<string>();
+  /**
+   * Connectors whose last pull failed: repeated failures log at debug, so a Connector that is down does not flood the
+   * log. Weak, by the Connector's client: one removed (a deleted client) is forgotten with it, and an id registered
+   * again, or a Connector changed by PATCH, is warned about at its first failure.
+   */
+  private readonly failing = new WeakSet<ConnectorClient>();
 
   constructor(
     private readonly pulled: PulledOrders,
@@ -81,32 +85,32 @@ export class Poller {
       try {
         response = await connector.pull(pollStatus, limit, report.cursor, this.faults?.forPull(clientId, pollStatus, limit, report.cursor));
       } catch (error) {
-        return this.failed(report, `token: ${(error as Error).message}`);
+        return this.failed(connector, report, `token: ${(error as Error).message}`);
       }
-      if (response.status === 204) return this.succeeded(report.pages === 0 ? { ...report, outcome: 'no_content' } : report);
-      if (response.status !== 200) return this.failed(report, response.error ?? `HTTP ${response.status}: ${response.body.slice(0, 200)}`);
+      if (response.status === 204) return this.succeeded(connector, report.pages === 0 ? { ...report, outcome: 'no_content' } : report);
+      if (response.status !== 200) return this.failed(connector, report, response.error ?? `HTTP ${response.status}: ${response.body.slice(0, 200)}`);
       const content = this.pageContent(response);
-      if (!content) return this.failed(report, 'the page is not a JSON envelope with a content array');
+      if (!content) return this.failed(connector, report, 'the page is not a JSON envelope with a content array');
       report.pages += 1;
       let outcome: PageOutcome;
       try {
         outcome = this.pulled.storePage(clientId, content, report.cursor);
       } catch (error) {
-        return this.failed(report, `storing the page failed (nothing of it was kept): ${(error as Error).message}`);
+        return this.failed(connector, report, `storing the page failed (nothing of it was kept): ${(error as Error).message}`);
       }
       report.accepted += outcome.accepted;
       report.duplicates += outcome.duplicates;
       report.rejected += outcome.rejected;
       const progressed = outcome.maxInitiatedAt !== null;
       if (progressed) report.cursor = outcome.maxInitiatedAt as string;
-      if (content.length < limit) return this.succeeded(report);
+      if (content.length < limit) return this.succeeded(connector, report);
       if (progressed) {
         limit = pollLimit;
       } else if (limit < pollLimit * MAX_LIMIT_GROWTH) {
         limit *= 2;
         this.logger.info('pull page full at one initiated_at: widening the limit', { client_id: clientId, cursor: report.cursor, limit });
       } else {
-        return this.failed(report, `more than ${limit} orders share initiated_at ${report.cursor}`);
+        return this.failed(connector, report, `more than ${limit} orders share initiated_at ${report.cursor}`);
       }
     }
     return report;
@@ -118,16 +122,16 @@ export class Poller {
     return { clientId, pages: 0, accepted: 0, duplicates: 0, rejected: 0, cursor, outcome: 'error', error };
   }
 
-  private failed(report: PollReport, error: string): PollReport {
+  private failed(connector: ConnectorClient, report: PollReport, error: string): PollReport {
     const context = { client_id: report.clientId, cursor: report.cursor, error };
-    if (this.failing.has(report.clientId)) this.logger.debug('pull still failing', context);
+    if (this.failing.has(connector)) this.logger.debug('pull still failing', context);
     else this.logger.warn('pull failed; the next cycles retry (further failures log at debug until it recovers)', context);
-    this.failing.add(report.clientId);
+    this.failing.add(connector);
     return { ...report, outcome: 'error', error };
   }
 
-  private succeeded(report: PollReport): PollReport {
-    if (this.failing.delete(report.clientId)) this.logger.info('pull recovered', { client_id: report.clientId, cursor: report.cursor });
+  private succeeded(connector: ConnectorClient, report: PollReport): PollReport {
+    if (this.failing.delete(connector)) this.logger.info('pull recovered', { client_id: report.clientId, cursor: report.cursor });
     return report;
   }
 
