@@ -331,4 +331,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'the schema of a fresh store, for stores migrated by builds that had older versions of migrations 6 and 14',
+    sql: `
+      -- Migration 6 gained this index after it had shipped (67fb116), so a store migrated by a build in between
+      -- reported the latest version without it, and a clock advance read all of a client's orders at each step.
+      CREATE INDEX IF NOT EXISTS orders_due_by_client ON orders (client_id, settle_at) WHERE status = 'PENDING' AND settle_at IS NOT NULL;
+    `,
+    // Migration 14 first made bank_settings WITHOUT ROWID (ce593bc, changed in a228a5d): rebuilt as a fresh store has it.
+    apply: (db) => {
+      const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'bank_settings'").pluck().get() as string | undefined;
+      if (!sql || !/WITHOUT\s+ROWID/i.test(sql)) return;
+      db.exec(`
+        CREATE TABLE bank_settings_rebuilt (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO bank_settings_rebuilt (name, value) SELECT name, value FROM bank_settings;
+        DROP TABLE bank_settings;
+        ALTER TABLE bank_settings_rebuilt RENAME TO bank_settings;
+      `);
+    },
+  },
 ];
