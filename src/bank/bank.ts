@@ -50,7 +50,7 @@ import { OutboxDepthRepository } from './store/outbox-depth';
 import { requireAdmin } from './control/admin';
 import { FaultProfiles } from './application/fault-profiles';
 import { ClientFaultRepository } from './store/client-faults';
-import { DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
+import { BANK_OWNER, DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 export interface BankOptions {
   clock?: Clock;
@@ -165,7 +165,7 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
 
 /** Takes DATA_DIR for a Bank, or throws DataDirInUse naming the process that holds it. */
 export function lockBankDataDir(dataDir: string, logger: Logger): DataDirLock {
-  return lockDataDir(dataDir, 'Bank', (message, meta) => logger.warn(message, meta));
+  return lockDataDir(dataDir, BANK_OWNER, (message, meta) => logger.warn(message, meta));
 }
 
 async function assembleBank(config: BankConfig, options: BankOptions & { logger: Logger }, lock: DataDirLock): Promise<Bank> {

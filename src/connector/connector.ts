@@ -21,7 +21,7 @@ import { ConnectorConfig } from './config';
 import { Flaws } from './flaws';
 import { ReversePoller } from './reverse-poller';
 import { ConnectorStore, isFinalStatus, openConnectorStore } from './store';
-import { DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
+import { DataDirLock, DirectoryOwner, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -101,10 +101,16 @@ function reversePollLostCreates(store: ConnectorStore, nowMs: number, logger: Lo
   }
 }
 
+const CONNECTOR_OWNER: DirectoryOwner = {
+  name: 'reference Connector',
+  setting: 'CONNECTOR_DATA_DIR',
+  hazard: "Two Connectors on one store would both answer the Bank's pulls and reverse-poll the same orders",
+};
+
 /** Starts the reference Connector on config.dataDir, which it holds until close (wire/data-dir-lock.ts). */
 export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
   const logger = options.logger ?? connectorLogger(config.logLevel, false, config.logFormat);
-  const lock = lockDataDir(config.dataDir, 'reference Connector', (message, meta) => logger.warn(message, meta));
+  const lock = lockDataDir(config.dataDir, CONNECTOR_OWNER, (message, meta) => logger.warn(message, meta));
   return releasedOnFailure(lock, () => startOn(config, { ...options, logger }, lock));
 }
 

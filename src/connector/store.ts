@@ -325,5 +325,5 @@ export class ConnectorStore {
 
 /** Opens (or creates) the Connector's SQLite file in `dataDir` (`:memory:` for a throwaway store). */
 export function openConnectorStore(dataDir: string, pollInitialMs: number): ConnectorStore {
-  return new ConnectorStore(openDatabase(dataDir, CONNECTOR_MIGRATIONS), pollInitialMs);
+  return new ConnectorStore(openDatabase(dataDir, CONNECTOR_MIGRATIONS, 'CONNECTOR_DATA_DIR'), pollInitialMs);
 }

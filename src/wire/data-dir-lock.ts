@@ -1,4 +1,4 @@
-// One process a DATA_DIR. Two Banks on one store would each run the outbound side (every callback sent twice),
+// One process a data directory. Two Banks on one store would each run the outbound side (every callback sent twice),
 // hand out the same journal and event ids (entries lost on a UNIQUE constraint), and the second's start would
 // abandon the first's idempotency reservations and race it for the dev PKI. So a side holds an exclusive SQLite
 // lock on `<DATA_DIR>/sandbox-bank.lock` for as long as it runs: the operating system drops it when the process
@@ -25,6 +25,19 @@ export interface LockHolder {
 
 export class DataDirInUse extends StoreError {}
 
+/** Who takes a directory, for the messages: its name, the setting that names the directory, what two would do. */
+export interface DirectoryOwner {
+  name: string;
+  setting: string;
+  hazard: string;
+}
+
+export const BANK_OWNER: DirectoryOwner = {
+  name: 'Bank',
+  setting: 'DATA_DIR',
+  hazard: 'Two Banks on one store would send every callback twice and lose journal entries',
+};
+
 export function lockFilePath(dataDir: string): string {
   return path.join(dataDir, 'sandbox-bank.lock');
 }
@@ -36,12 +49,12 @@ export function holderFilePath(dataDir: string): string {
 const NO_LOCK: DataDirLock = { release() {} };
 
 /**
- * Takes DATA_DIR for `owner` ("Bank", "reference Connector") or throws DataDirInUse naming the holder. `:memory:`
- * has nothing to share. A file system without locks (some network mounts) is warned about, not refused.
+ * Takes the directory for `owner` or throws DataDirInUse naming the holder. `:memory:` has nothing to share. A file
+ * system without locks (some network mounts) is warned about, not refused.
  */
-export function lockDataDir(dataDir: string, owner: string, warn: (message: string, meta: Record<string, unknown>) => void): DataDirLock {
+export function lockDataDir(dataDir: string, owner: DirectoryOwner, warn: (message: string, meta: Record<string, unknown>) => void): DataDirLock {
   if (dataDir === ':memory:') return NO_LOCK;
-  ensureDataDir(dataDir);
+  ensureDataDir(dataDir, owner.setting);
   const file = lockFilePath(dataDir);
   let db: Database.Database | null = null;
   try {
@@ -55,10 +68,10 @@ export function lockDataDir(dataDir: string, owner: string, warn: (message: stri
   } catch (error) {
     db?.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw inUse(dataDir, owner);
-    warn('DATA_DIR could not be locked: nothing stops a second process from using it', { data_dir: dataDir, lock_file: file, error: (error as Error).message });
+    warn(`${owner.setting} could not be locked: nothing stops a second process from using it`, { data_dir: dataDir, lock_file: file, error: (error as Error).message });
     return NO_LOCK;
   }
-  const holder: LockHolder = { owner, pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
+  const holder: LockHolder = { owner: owner.name, pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
   writeHolder(dataDir, holder);
   const lockDb = db;
   let held = true;
@@ -82,14 +95,14 @@ export async function releasedOnFailure<T>(lock: DataDirLock, start: () => Promi
   }
 }
 
-function inUse(dataDir: string, owner: string): DataDirInUse {
+function inUse(dataDir: string, owner: DirectoryOwner): DataDirInUse {
   const holder = readHolder(dataDir);
   const who = holder
     ? `a ${holder.owner} (pid ${holder.pid} on ${holder.host}, started ${holder.started_at})`
     : 'another process';
   return new DataDirInUse(
-    `DATA_DIR ${dataDir} is in use by ${who}. Two processes on one store would send every callback twice and lose ` +
-      `journal entries, so this ${owner} does not start: stop the other one, or give this one another DATA_DIR`,
+    `${owner.setting} ${dataDir} is in use by ${who}. ${owner.hazard}, so this ${owner.name} does not start: ` +
+      `stop the other one, or give this one another ${owner.setting}`,
   );
 }
 

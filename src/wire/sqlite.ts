@@ -21,14 +21,14 @@ export function databasePath(dataDir: string): string {
   return dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'sandbox-bank.sqlite');
 }
 
-/** Creates the data directory if needed; throws a StoreError naming DATA_DIR when it cannot be written. */
-export function ensureDataDir(dataDir: string): void {
+/** Creates the data directory if needed; throws a StoreError naming its setting when it cannot be written. */
+export function ensureDataDir(dataDir: string, setting = 'DATA_DIR'): void {
   if (dataDir === ':memory:') return;
   try {
     fs.mkdirSync(dataDir, { recursive: true });
     fs.accessSync(dataDir, fs.constants.W_OK);
   } catch (error) {
-    throw new StoreError(`DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`);
+    throw new StoreError(`${setting} ${dataDir} is not a writable directory: ${(error as Error).message}`);
   }
 }
 
@@ -104,8 +104,9 @@ export function sqliteAddonPath(): string | null {
   }
 }
 
-export function openDatabase(dataDir: string, migrations: readonly Migration[]): Db {
-  ensureDataDir(dataDir);
+/** `setting`: the variable that names the directory, for messages (the reference Connector's is CONNECTOR_DATA_DIR). */
+export function openDatabase(dataDir: string, migrations: readonly Migration[], setting = 'DATA_DIR'): Db {
+  ensureDataDir(dataDir, setting);
   const file = databasePath(dataDir);
   let db: Db | null = null;
   try {
@@ -138,7 +139,7 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
     return db;
   } catch (error) {
     db?.close();
-    throw new StoreError(`cannot open the store ${file} (DATA_DIR ${dataDir}): ${(error as Error).message}`);
+    throw new StoreError(`cannot open the store ${file} (${setting} ${dataDir}): ${(error as Error).message}`);
   }
 }
 
@@ -150,7 +151,7 @@ function refuseNewerSchema(applied: ReadonlySet<number>, migrations: readonly Mi
   const known = Math.max(0, ...migrations.map((migration) => migration.version));
   const newest = Math.max(0, ...applied);
   if (newest > known) {
-    throw new Error(`its schema is at version ${newest}, newer than this build knows (${known}): it was written by a newer build; run that build, or give this one another DATA_DIR`);
+    throw new Error(`its schema is at version ${newest}, newer than this build knows (${known}): it was written by a newer build; run that build, or give this one another directory`);
   }
 }
 

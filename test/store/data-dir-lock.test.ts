@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { createBank } from '../../src/bank/bank';
-import { DataDirInUse, holderFilePath, lockDataDir, lockFilePath } from '../../src/wire/data-dir-lock';
+import { BANK_OWNER, DataDirInUse, holderFilePath, lockDataDir, lockFilePath } from '../../src/wire/data-dir-lock';
 import { createLogger } from '../../src/wire/logger';
 import { startConnector, unreachableUrl } from '../connector/helpers';
 import { startBank, tempDir, testConfig } from '../helpers/bank';
@@ -52,12 +52,12 @@ describe('DATA_DIR lock', () => {
 
   it('says who holds it even when the holder file is gone, and never locks :memory:', async () => {
     const dataDir = tempDir();
-    const held = lockDataDir(dataDir, 'Bank', () => {});
+    const held = lockDataDir(dataDir, BANK_OWNER, () => {});
     fs.rmSync(holderFilePath(dataDir));
-    expect(() => lockDataDir(dataDir, 'Bank', () => {})).toThrow(/is in use by another process/);
+    expect(() => lockDataDir(dataDir, BANK_OWNER, () => {})).toThrow(/is in use by another process/);
     held.release();
     held.release();
-    lockDataDir(dataDir, 'Bank', () => {}).release();
+    lockDataDir(dataDir, BANK_OWNER, () => {}).release();
     const a = await createBank(testConfig({ dataDir: ':memory:' }), { logger: quiet() });
     const b = await createBank(testConfig({ dataDir: ':memory:' }), { logger: quiet() });
     a.close();
@@ -68,7 +68,7 @@ describe('DATA_DIR lock', () => {
     const dataDir = tempDir();
     fs.mkdirSync(lockFilePath(dataDir));
     const warnings: { message: string; meta: Record<string, unknown> }[] = [];
-    const lock = lockDataDir(dataDir, 'Bank', (message, meta) => warnings.push({ message, meta }));
+    const lock = lockDataDir(dataDir, BANK_OWNER, (message, meta) => warnings.push({ message, meta }));
     expect(warnings).toEqual([
       { message: 'DATA_DIR could not be locked: nothing stops a second process from using it', meta: expect.objectContaining({ data_dir: dataDir }) },
     ]);
@@ -80,7 +80,7 @@ describe('DATA_DIR lock', () => {
     const bankUrl = await unreachableUrl();
     const first = await startConnector(bankUrl, { CONNECTOR_DATA_DIR: dataDir });
     await expect(startConnector(bankUrl, { CONNECTOR_DATA_DIR: dataDir })).rejects.toThrow(
-      new RegExp(`is in use by a reference Connector \\(pid ${process.pid} .*this reference Connector does not start`),
+      new RegExp(`^CONNECTOR_DATA_DIR .* is in use by a reference Connector \\(pid ${process.pid} .*this reference Connector does not start: .*another CONNECTOR_DATA_DIR$`),
     );
     await first.close();
     const second = await startConnector(bankUrl, { CONNECTOR_DATA_DIR: dataDir });

@@ -50,6 +50,9 @@ describe('openDatabase', () => {
   it('refuses a store that a newer build migrated, naming both versions, and changes nothing in it', () => {
     openDatabase(dir, [...MIGRATIONS, { version: 2, name: 'newer', sql: 'CREATE TABLE u (id INTEGER PRIMARY KEY)' }]).close();
     expect(() => openDatabase(dir, MIGRATIONS)).toThrow(/schema is at version 2, newer than this build knows \(1\)/);
+    // Named by the setting of the side that opens it: the reference Connector's is CONNECTOR_DATA_DIR.
+    expect(() => openDatabase(dir, MIGRATIONS)).toThrow(/\(DATA_DIR .*\): its schema .* give this one another directory$/);
+    expect(() => openDatabase(dir, MIGRATIONS, 'CONNECTOR_DATA_DIR')).toThrow(/\(CONNECTOR_DATA_DIR .*\): its schema/);
     const db = openDatabase(dir, [...MIGRATIONS, { version: 2, name: 'newer', sql: 'CREATE TABLE u (id INTEGER PRIMARY KEY)' }]);
     try {
       expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([1, 2]);
