@@ -9,6 +9,8 @@ import { DemoClient, demo, sampleOrder, startBank } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
 import { bankWithFakeConnector, connectorOrder, drain } from '../helpers/outbound';
 import { Exposition, parsePrometheusText, sumOf, valueOf } from './prometheus-text';
+import { createAs, registerClient, sandbox, Signer, tokenFor } from '../control/client-helpers';
+import { unreachableUrl } from '../connector/helpers';
 
 const ADMIN = 'metrics-admin-token';
 
@@ -217,6 +219,28 @@ describe('the outgoing side', () => {
     expect(valueOf(metrics, 'sandbox_bank_clock_advances_total')).toBe(1);
     expect(valueOf(metrics, 'sandbox_bank_clock_advance_fired_total')).toBe(advanced.body.fired.length);
     expect(valueOf(metrics, 'sandbox_bank_http_requests_total', { route: '/sandbox/clients/:id/clock/advance', method: 'POST', status: '200' })).toBe(1);
+  });
+});
+
+describe('the outbox gauges and deleted clients', () => {
+  it("leave out what a deleted client's Connector will never be sent, so the oldest age does not grow for ever", async () => {
+    const clock = new ManualClock(Date.now());
+    const bank = await startBank({ sandboxMode: 'relaxed', pollCron: 'off' }, { clock });
+    try {
+      const created = await registerClient(bank, { client_id: 'gone-soon', connector: { url: await unreachableUrl() } });
+      const signer: Signer = { clientId: 'gone-soon', jwk: created.private_jwk!, token: await tokenFor(bank, 'gone-soon', created.client_secret) };
+      expect((await createAs(bank, signer, sampleOrder({ metadata: { sandbox_scenario: 'PENDING:60:SUCCESS' } }))).status).toBe(200);
+      clock.advance(3_600_000);
+      const before = await scrape(bank);
+      expect(sumOf(before, 'sandbox_bank_outbox_depth')).toBeGreaterThan(0);
+      expect(sumOf(before, 'sandbox_bank_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(3600);
+      expect((await sandbox(bank).delete('/sandbox/clients/gone-soon')).status).toBe(200);
+      const after = await scrape(bank);
+      expect(sumOf(after, 'sandbox_bank_outbox_depth')).toBe(0);
+      expect(sumOf(after, 'sandbox_bank_outbox_oldest_age_seconds')).toBe(0);
+    } finally {
+      bank.close();
+    }
   });
 });
 
