@@ -50,6 +50,7 @@ import { OutboxDepthRepository } from './store/outbox-depth';
 import { requireAdmin } from './control/admin';
 import { FaultProfiles } from './application/fault-profiles';
 import { ClientFaultRepository } from './store/client-faults';
+import { dropControlsOfDeletedClients } from './application/orphaned-controls';
 import { BANK_OWNER, DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 export interface BankOptions {
@@ -136,24 +137,6 @@ export function loadRules(config: BankConfig) {
 
 export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
   return loadJsonFile<{ clients: ClientDefinition[] }>(resolveFile(config.clientsFile), 'clients').clients;
-}
-
-/**
- * A deleted client's test clock and pause go with it (application/client-registrations.ts); builds before that
- * left them in the store, where a clock held the client's orders forever and a pause waited for the id to come
- * back. Nobody can reach them (the routes need a registered client), so a start drops them.
- */
-function dropControlsOfDeletedClients(db: Db, registry: ClientRegistry, pauses: ClientPauseRepository, clocks: TestClockRepository, logger: Logger): void {
-  const deleted = (clientId: string) => registry.find(clientId) === undefined;
-  const droppedPauses = pauses.paused().filter(deleted);
-  const droppedClocks = clocks.all().map((row) => row.clientId).filter(deleted);
-  db.transaction(() => {
-    for (const clientId of droppedPauses) pauses.resume(clientId);
-    for (const clientId of droppedClocks) clocks.remove(clientId);
-  })();
-  if (droppedPauses.length + droppedClocks.length > 0) {
-    logger.info('dropped the test clocks and pauses of deleted clients', { clocks: droppedClocks.length, pauses: droppedPauses.length });
-  }
 }
 
 /** Opens the Bank on config.dataDir, which it holds until close (wire/data-dir-lock.ts). */
