@@ -13,7 +13,7 @@ function harness() {
   const logger = { info: (message: string) => lines.push(message), warn: (message: string) => lines.push(message) } as unknown as Logger;
   let runs = 0;
   const schedule = scheduleOnWallClock({
-    nextSlot: EVERY_10_S,
+    slots: { next: EVERY_10_S },
     run: async () => {
       runs += 1;
     },
@@ -66,11 +66,16 @@ describe('the pull schedule on the wall clock', () => {
 });
 
 describe('cronSlots', () => {
-  it("names node-cron's next slot after now", () => {
+  it("names node-cron's next slot after now, and leaves node-cron's registry when disposed", () => {
     const before = Date.now();
-    const slot = cronSlots('*/10 * * * * *')(before);
+    const slots = cronSlots('*/10 * * * * *');
+    const cron = require('node-cron') as typeof import('node-cron');
+    const registered = cron.getTasks().size;
+    const slot = slots.next(before);
     expect(slot % 10_000).toBe(0);
     expect(slot).toBeGreaterThan(before);
     expect(slot - before).toBeLessThanOrEqual(10_000);
+    slots.dispose!();
+    expect(cron.getTasks().size).toBe(registered - 1);
   });
 });

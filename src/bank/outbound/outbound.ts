@@ -85,7 +85,7 @@ export function createOutbound(deps: OutboundDeps): Outbound {
     // Only for a Connector that can be pulled: a strict Bank pulls no http:// one, so it arms no schedule for it either.
     const pullable = connectors.all().some((connector) => connector.settings.poll && poller.pullRefusal(connector) === null);
     if (!started || halted || pullSchedule || config.pollCron === 'off' || !pullable) return;
-    pullSchedule = scheduleOnWallClock({ nextSlot: cronSlots(config.pollCron), run: () => poller.runCycle(), logger });
+    pullSchedule = scheduleOnWallClock({ slots: cronSlots(config.pollCron), run: () => poller.runCycle(), logger });
   };
   // A Connector that can never be called back is a setting, so it is said once per Connector and URL (at start, and
   // when the control plane registers or changes one), not only at each refused attempt.

@@ -11,9 +11,14 @@ export const MAX_WAIT_MS = 5_000;
 /** A slot this late is a wall clock that jumped (or a process that slept), worth a log line. */
 const JUMP_MS = 60_000;
 
+/** The slots of a schedule: the first after `nowMs` (ms since the epoch); `dispose` when the schedule stops. */
+export interface Slots {
+  next(nowMs: number): number;
+  dispose?(): void;
+}
+
 export interface WallClockScheduleOptions {
-  /** The first slot after `nowMs` (ms since the epoch). */
-  nextSlot(nowMs: number): number;
+  slots: Slots;
   /** One run; a run still going when the next slot comes is the caller's to join (Poller.runCycle does). */
   run(): Promise<unknown>;
   logger: Logger;
@@ -28,7 +33,7 @@ export interface WallClockSchedule {
 export function scheduleOnWallClock(options: WallClockScheduleOptions): WallClockSchedule {
   const now = options.now ?? Date.now;
   const maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
-  let due = options.nextSlot(now());
+  let due = options.slots.next(now());
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
@@ -39,7 +44,7 @@ export function scheduleOnWallClock(options: WallClockScheduleOptions): WallCloc
   };
   const look = () => {
     const at = now();
-    const next = options.nextSlot(at);
+    const next = options.slots.next(at);
     if (at >= due) {
       if (at - due > JUMP_MS) {
         options.logger.info('the wall clock jumped forward (a suspend?): pulling once now, not once for each slot missed', { late_ms: at - due, next_pull: new Date(next).toISOString() });
@@ -55,18 +60,21 @@ export function scheduleOnWallClock(options: WallClockScheduleOptions): WallCloc
   arm();
   return {
     stop() {
+      if (stopped) return;
       stopped = true;
       if (timer) clearTimeout(timer);
+      options.slots.dispose?.();
     },
   };
 }
 
 /**
- * The slots of a node-cron expression. node-cron names the next one from its own clock (`new Date()`), which is
- * the wall clock this schedule reads in the Bank; the argument is there for schedules on another clock.
+ * The slots of a node-cron expression, from a task that is never started (node-cron keeps it in its registry until
+ * `dispose`). node-cron names the next slot from its own clock (`new Date()`), which is the wall clock this schedule
+ * reads in the Bank; the argument is there for slots on another clock.
  */
-export function cronSlots(expression: string): (nowMs: number) => number {
+export function cronSlots(expression: string): Slots {
   const cron = require('node-cron') as typeof import('node-cron');
-  const slots = cron.createTask(expression, () => undefined, { name: 'pull-slots' });
-  return () => slots.getNextRuns(1)[0].getTime();
+  const task = cron.createTask(expression, () => undefined, { name: 'pull-slots' });
+  return { next: () => task.getNextRuns(1)[0].getTime(), dispose: () => void task.destroy() };
 }
