@@ -11,6 +11,7 @@ import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import { Bank, createBank } from '../../src/bank/bank';
 import { databasePath } from '../../src/wire/sqlite';
+import { ManualClock } from '../../src/wire/clock';
 import request from 'supertest';
 import { ChildBank, kill, startChildBank as startChild } from '../helpers/child-bank';
 import { demo, DemoClient, isoNow, newNonce, ROOT, sampleOrder, signRequest, startBank, tempDir, testConfig } from '../helpers/bank';
@@ -153,6 +154,34 @@ describe('a store that turns read-only mid-run (PRAGMA query_only)', () => {
     expect(retried.status).toBe(200);
     expect(storeViolations(bank.db)).toEqual([]);
     expect(pushOrdersWithoutRecord(bank.db)).toBe(0);
+  });
+});
+
+describe('a callback attempt the store refuses to record (a full disk)', () => {
+  it('is sent again after the first retry delay, not at every pass: a full disk made ~1,300 sends a second', async () => {
+    const clock = new ManualClock(Date.now());
+    const { bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [5] }, { clock });
+    try {
+      fake.behaviour = (kind) => {
+        if (kind !== 'pull') bank.db.pragma('query_only = ON'); // the write after this send fails
+        return null;
+      };
+      expect((await new DemoClient(bank).create(sampleOrder({ metadata: { sandbox_scenario: 'PENDING:600:SUCCESS' } }))).status).toBe(200);
+      for (let pass = 0; pass < 5; pass += 1) await bank.outbound.dispatcher.runOnce();
+      expect(fake.callbacks).toHaveLength(1);
+      fake.behaviour = () => null;
+      bank.db.pragma('query_only = OFF');
+      await bank.outbound.dispatcher.runOnce();
+      expect(fake.callbacks).toHaveLength(1);
+      clock.advance(5_000);
+      await bank.outbound.dispatcher.runOnce();
+      expect(fake.callbacks).toHaveLength(2);
+      expect(bank.db.prepare('SELECT state, attempts FROM callbacks').all()).toEqual([{ state: 'delivered', attempts: 1 }]);
+    } finally {
+      await bank.outbound.stop(500);
+      bank.close();
+      await fake.stop();
+    }
   });
 });
 

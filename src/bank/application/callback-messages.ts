@@ -88,6 +88,12 @@ export class CallbackMessages {
   private readonly sending = new Set<number>();
   /** Redeliveries asked for while the message was being sent: applied once its attempt is recorded. */
   private readonly redeliverAfterAttempt = new Set<number>();
+  /**
+   * Messages whose attempt the store refused to record (a full disk), by id: not taken again before this time on the
+   * Bank's clock. Still pending and due in the store, they were taken again at once, so a full disk made the Bank
+   * send the same callbacks ~1,300 times a second until space came back.
+   */
+  private readonly heldUntil = new Map<number, number>();
 
   constructor(
     private readonly db: Db,
@@ -151,8 +157,9 @@ export class CallbackMessages {
    * is recorded (recordAttempts) or handed back (putBack).
    */
   take(clientId: string, limit: number): CallbackRow[] {
-    const due = this.outbox.due(clientId, this.clocks.now(clientId), limit + this.sending.size);
-    const taken = (this.sending.size === 0 ? due : due.filter((callback) => !this.sending.has(callback.id))).slice(0, limit);
+    const due = this.outbox.due(clientId, this.clocks.now(clientId), limit + this.sending.size + this.heldUntil.size);
+    const excluded = this.sending.size > 0 || this.heldUntil.size > 0;
+    const taken = (excluded ? due.filter((callback) => !this.sending.has(callback.id) && !this.isHeld(callback.id)) : due).slice(0, limit);
     for (const callback of taken) this.sending.add(callback.id);
     return taken;
   }
@@ -166,6 +173,26 @@ export class CallbackMessages {
       this.sending.delete(callback.id);
       this.redeliverAfterAttempt.delete(callback.id);
     }
+  }
+
+  /**
+   * Messages taken and sent whose attempts the store refused to record: handed back, not to be taken again for the
+   * first delay of RETRY_SCHEDULE (at least 1 s). Returns that delay.
+   */
+  holdBack(callbacks: readonly CallbackRow[]): number {
+    this.putBack(callbacks);
+    const holdMs = Math.max(1000, (this.settings.retry.scheduleS[0] ?? 0) * 1000);
+    const until = this.clocks.base.now() + holdMs;
+    for (const callback of callbacks) this.heldUntil.set(callback.id, until);
+    return holdMs;
+  }
+
+  private isHeld(messageId: number): boolean {
+    const until = this.heldUntil.get(messageId);
+    if (until === undefined) return false;
+    if (this.clocks.base.now() < until) return true;
+    this.heldUntil.delete(messageId);
+    return false;
   }
 
   /**

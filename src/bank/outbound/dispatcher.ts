@@ -288,14 +288,14 @@ export class Dispatcher {
     }
   }
 
-  /** Records attempts; when the store refuses the write, the messages stay pending and go again at a later pass. */
+  /** Records attempts; when the store refuses the write, the messages stay pending and go again after a delay. */
   private record(outcomes: AttemptOutcome[]): void {
     let states: MessageState[];
     try {
       states = this.messages.recordAttempts(outcomes);
     } catch (error) {
-      this.messages.putBack(outcomes.map((outcome) => outcome.callback));
-      this.logger.error('callback attempts not recorded: they will be sent again', { callback_ids: outcomes.map((outcome) => outcome.callback.id), error: (error as Error).message });
+      const holdMs = this.messages.holdBack(outcomes.map((outcome) => outcome.callback));
+      this.logger.error('callback attempts not recorded: they will be sent again', { callback_ids: outcomes.map((outcome) => outcome.callback.id), retry_in_ms: holdMs, error: (error as Error).message });
       return;
     }
     outcomes.forEach((outcome, index) => this.logOutcome(outcome.callback, outcome.response, states[index]));
