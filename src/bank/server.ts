@@ -13,8 +13,7 @@ import { prepareTls, TlsMaterial } from './tls';
 import { ProblemError } from '../wire/problems';
 import { clientErrorProblem, clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
-import { listen } from '../wire/http-edge';
-import { answerStarting } from './http/starting';
+import { checkPortFree, listen } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 import { within } from '../wire/within';
@@ -127,23 +126,26 @@ async function start(config: BankConfig): Promise<Running> {
   const logger = createLogger(config.logLevel, false, { format: config.logFormat });
   // Held before the dev PKI: a second Bank on this DATA_DIR must not write its files either.
   const dataDirLock = lockBankDataDir(config.dataDir, logger);
+  // Both ports are checked before the dev PKI and the store are touched: a start refused its port changes neither
+  // (an older build still running on them, which takes no lock, keeps its schema and its certificates).
+  await checkPortFree(config.port, config.host, { port: 'PORT', host: 'HOST' });
+  await checkPortFree(config.httpsPort, config.host, { port: 'HTTPS_PORT', host: 'HOST' });
   const clients = loadClientDefinitions(config);
   const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds, ({ file, reason }) => {
     // A broken or missing key is replaced with its certificate; any other file is a certificate reissued for its key.
     logger.warn(file.endsWith('.key') ? 'dev PKI: replaced a key and its certificate' : 'dev PKI: reissued a certificate for its existing key', { file, reason });
   });
+  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients, dataDirLock });
   // A Host-less HTTP/1.1 request reaches the app, which refuses it with a problem body (http/app.ts, missingHost).
-  let app: http.RequestListener = answerStarting;
-  const listener: http.RequestListener = (req, res) => app(req, res);
+  const listener = bank.app;
   const httpServer = http.createServer({ requireHostHeader: false }, listener);
   // rejectUnauthorized: false lets a request without a valid certificate reach the app, which answers it
   // with a problem body (403 mtls_required) instead of a bare TLS handshake failure.
   const httpsServer = https.createServer({ ...tls.server, requestCert: true, rejectUnauthorized: false, requireHostHeader: false }, listener);
   const servers = [httpServer, httpsServer];
   const stops = servers.map(drainable);
-  let countUnparsed = (_code: string, _status: number): void => undefined;
-  const recordRefusal = refusalRecorder(logger, (code, status) => countUnparsed(code, status));
+  const recordRefusal = refusalRecorder(logger, bank.metrics.countUnparsed);
   for (const server of servers) {
     server.keepAliveTimeout = 65_000;
     answerParserErrors(server, recordRefusal);
@@ -152,11 +154,6 @@ async function start(config: BankConfig): Promise<Running> {
   answerPlainHttpOnTls(httpsServer, recordRefusal, () => `http://localhost:${port}`);
   port = await listen(httpServer, config.port, config.host, { port: 'PORT', host: 'HOST' });
   const httpsPort = await listen(httpsServer, config.httpsPort, config.host, { port: 'HTTPS_PORT', host: 'HOST' });
-  // The store is opened and migrated once both ports are ours: a start refused its port leaves the store as it was
-  // (an older build still running on it kept working, and could be started again).
-  const bank = await createBank(config, { logger, connectorTls: tls.connector, clients, dataDirLock });
-  countUnparsed = bank.metrics.countUnparsed;
-  app = bank.app;
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
   const idleCollection = config.idleCollection === 'on' ? startIdleCollection({ collect: globalThis.gc, logger }) : null;

@@ -1,5 +1,6 @@
 // The edge of both sides' HTTP servers: listening, and what no route answers still leaves as a problem
 // (profile section 5).
+import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import type { Request } from 'express';
 import { ProblemError } from './problems';
@@ -76,7 +77,6 @@ function hostLines(rawHeaders: readonly string[]): number {
   return count;
 }
 
-/** Starts listening; resolves with the port bound (the one asked for, or the free one picked for 0). */
 /** The settings that name a listener's port and host, for its refusals. */
 export interface ListenSettings {
   port: string;
@@ -92,6 +92,17 @@ export function listen(server: Server, port: number, host: string, settings: Lis
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, settings)));
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/**
+ * Refuses, as listen() would, a port that is not free now (0 is always free). For a start that must not change
+ * anything before it can listen: a Bank binds after it has migrated its store, and checks first.
+ */
+export async function checkPortFree(port: number, host: string, settings: ListenSettings): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await listen(probe, port, host, settings);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 function listenError(error: NodeJS.ErrnoException, port: number, host: string, settings: ListenSettings): Error {
