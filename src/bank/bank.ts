@@ -143,7 +143,7 @@ export function loadClientDefinitions(config: BankConfig): ClientDefinition[] {
 export async function createBank(config: BankConfig, options: BankOptions = {}): Promise<Bank> {
   const logger = options.logger ?? createLogger(config.logLevel, false, { format: config.logFormat });
   const lock = options.dataDirLock ?? lockBankDataDir(config.dataDir, logger);
-  return releasedOnFailure(lock, () => assembleBank(config, { ...options, logger }, lock));
+  return releasedOnFailure(lock, (opened) => assembleBank(config, { ...options, logger }, lock, opened));
 }
 
 /** Takes DATA_DIR for a Bank, or throws DataDirInUse naming the process that holds it. */
@@ -151,7 +151,7 @@ export function lockBankDataDir(dataDir: string, logger: Logger): DataDirLock {
   return lockDataDir(dataDir, BANK_OWNER, (message, meta) => logger.warn(message, meta));
 }
 
-async function assembleBank(config: BankConfig, options: BankOptions & { logger: Logger }, lock: DataDirLock): Promise<Bank> {
+async function assembleBank(config: BankConfig, options: BankOptions & { logger: Logger }, lock: DataDirLock, opened: (close: () => void) => void): Promise<Bank> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
   const clients = options.clients ?? loadClientDefinitions(config);
@@ -160,6 +160,7 @@ async function assembleBank(config: BankConfig, options: BankOptions & { logger:
   const registry = new ClientRegistry(clients, remoteJwks);
   const rules = loadRules(config);
   const db = openBankDatabase(config.dataDir, { warn: (message, meta) => logger.warn(message, meta) });
+  opened(() => db.close());
   // Before any repository prepares its statements: writes outside a unit must commit an open group first.
   const writes = new GroupCommit(db);
   const events = new EventRepository(db);

@@ -111,10 +111,10 @@ const CONNECTOR_OWNER: DirectoryOwner = {
 export async function startReferenceConnector(config: ConnectorConfig, options: ConnectorOptions = {}): Promise<ReferenceConnector> {
   const logger = options.logger ?? connectorLogger(config.logLevel, false, config.logFormat);
   const lock = lockDataDir(config.dataDir, CONNECTOR_OWNER, (message, meta) => logger.warn(message, meta));
-  return releasedOnFailure(lock, () => startOn(config, { ...options, logger }, lock));
+  return releasedOnFailure(lock, (opened) => startOn(config, { ...options, logger }, lock, opened));
 }
 
-async function startOn(config: ConnectorConfig, options: ConnectorOptions & { logger: Logger }, lock: DataDirLock): Promise<ReferenceConnector> {
+async function startOn(config: ConnectorConfig, options: ConnectorOptions & { logger: Logger }, lock: DataDirLock, opened: (close: () => void) => void): Promise<ReferenceConnector> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
   const credentials = loadCredentials(config.credentialsFile);
@@ -124,9 +124,11 @@ async function startOn(config: ConnectorConfig, options: ConnectorOptions & { lo
   if (flaws.list.length > 0) logger.warn('DELIBERATELY FLAWED connector: it breaks the contract on purpose (conformance proof only)', { flaws: flaws.list });
 
   const store = openConnectorStore(config.dataDir, config.pollInitialMs);
+  opened(() => store.close());
   const loaded = store.transaction(() => fixture.filter((order) => store.insertOrder(order, 'fixture', clock.now())).length);
   reversePollLostCreates(store, clock.now(), logger);
   const bankClient = new BankClient(config, credentials, store, clock, logger, tls ?? {});
+  opened(() => bankClient.close());
   const jwks = new BankJwks(() => bankClient.fetchJwks(), () => clock.now(), logger, flaws);
   const app = buildConnectorApp({ config, store, jwks, logger, flaws, now: () => clock.now(), push: (order) => bankClient.createOrder(order) });
   const policy = { initialMs: config.pollInitialMs, maxMs: config.pollMaxMs, factor: config.pollFactor };

@@ -85,11 +85,22 @@ export function lockDataDir(dataDir: string, owner: DirectoryOwner, warn: (messa
   };
 }
 
-/** Runs a side's start with the lock taken; a start that fails gives the directory back. */
-export async function releasedOnFailure<T>(lock: DataDirLock, start: () => Promise<T>): Promise<T> {
+/**
+ * Runs a side's start with the lock taken. A start that fails closes what it said it opened (`opened`, last first),
+ * then gives the directory back: nothing of it stays open in a process that goes on (tests, the conformance CLI).
+ */
+export async function releasedOnFailure<T>(lock: DataDirLock, start: (opened: (close: () => void) => void) => Promise<T>): Promise<T> {
+  const closes: (() => void)[] = [];
   try {
-    return await start();
+    return await start((close) => closes.push(close));
   } catch (error) {
+    for (const close of closes.reverse()) {
+      try {
+        close();
+      } catch {
+        // The start's own error is the one to report.
+      }
+    }
     lock.release();
     throw error;
   }

@@ -9,6 +9,8 @@ import { BANK_OWNER, DataDirInUse, holderFilePath, lockDataDir, lockFilePath } f
 import { createLogger } from '../../src/wire/logger';
 import { startConnector, unreachableUrl } from '../connector/helpers';
 import { startBank, tempDir, testConfig } from '../helpers/bank';
+import { itWithProc, openFiles } from '../helpers/open-files';
+import { waitFor } from '../helpers/outbound';
 
 const quiet = () => createLogger('error', true);
 
@@ -48,6 +50,26 @@ describe('DATA_DIR lock', () => {
     await expect(createBank(testConfig({ dataDir, rulesFile: brokenRules }), { logger: quiet() })).rejects.toThrow(/rules/);
     const bank = await createBank(testConfig({ dataDir }), { logger: quiet() });
     bank.close();
+  });
+
+  itWithProc('closes the store a start opened before it failed, not only the lock', async () => {
+    const dataDir = tempDir();
+    const first = await createBank(testConfig({ dataDir }), { logger: quiet() });
+    first.db.prepare("UPDATE bank_keys SET private_jwk = '{not json'").run();
+    first.close();
+    await expect(createBank(testConfig({ dataDir }), { logger: quiet() })).rejects.toThrow();
+    // The WAL's background sync (wire/sqlite.ts WalPresync) lets its descriptor go once a sync under way ends.
+    await waitFor(() => openFiles().filter((file) => file.startsWith(dataDir)).length === 0, 5_000, 'the store files to be closed');
+  });
+
+  itWithProc('a reference Connector refused its port closes its store too', async () => {
+    const dataDir = tempDir('reference-connector-test-');
+    const bankUrl = await unreachableUrl();
+    const first = await startConnector(bankUrl, { CONNECTOR_DATA_DIR: tempDir('reference-connector-test-') });
+    const port = new URL(first.url).port;
+    await expect(startConnector(bankUrl, { CONNECTOR_DATA_DIR: dataDir, CONNECTOR_PORT: port })).rejects.toThrow(/already in use/);
+    expect(openFiles().filter((file) => file.startsWith(dataDir))).toEqual([]);
+    await first.close();
   });
 
   it('says who holds it even when the holder file is gone, and never locks :memory:', async () => {
