@@ -190,7 +190,7 @@ async function assembleBank(config: BankConfig, options: BankOptions & { logger:
   const connectors = new ConnectorDirectory(identity, config.connectorTimeoutMs, config.dispatchConcurrency, connectorSettings(config, registry, options.connectorTls));
   const pauses = new ClientPauseRepository(db);
   const testClockRows = new TestClockRepository(db);
-  dropControlsOfDeletedClients(db, registry, pauses, testClockRows, logger);
+  dropControlsOfDeletedClients(db, clientRepository.deletedAtRuntime(), pauses, testClockRows, logger);
   for (const clientId of pauses.paused()) connectors.setPaused(clientId, true);
   const clocks = new ClientClocks(clock, testClockRows);
   // /metrics (docs/operations.md#metrics): the outgoing side is counted from the events it publishes.

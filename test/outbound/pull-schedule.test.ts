@@ -65,6 +65,29 @@ describe('the pull schedule on the wall clock', () => {
   });
 });
 
+describe('the pull schedule when a run throws at once', () => {
+  beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-11-29T20:00:00.000Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  it('logs it and pulls again at the next slot', () => {
+    const lines: string[] = [];
+    const logger = { info: (message: string) => lines.push(message), warn: (message: string) => lines.push(message) } as unknown as Logger;
+    let runs = 0;
+    const schedule = scheduleOnWallClock({
+      slots: { next: EVERY_10_S },
+      run: () => {
+        runs += 1;
+        throw new Error('no Connector table');
+      },
+      logger,
+    });
+    jest.advanceTimersByTime(30_000);
+    expect(runs).toBe(3);
+    expect(lines).toEqual(['pull cycle failed', 'pull cycle failed', 'pull cycle failed']);
+    schedule.stop();
+  });
+});
+
 describe('cronSlots', () => {
   it("names node-cron's next slot after now, and leaves node-cron's registry when disposed", () => {
     const before = Date.now();

@@ -25,17 +25,22 @@ describe('settlement with 33,000 test clocks attached', () => {
 });
 
 describe('a start after builds that kept the clocks and pauses of deleted clients', () => {
-  it('drops those, and keeps the ones of clients in force', async () => {
+  it('drops those of clients deleted at run time, and keeps those of clients in force or that only left the file', async () => {
     const dataDir = tempDir();
     const first = await startBank({ dataDir, sandboxMode: 'relaxed' });
     first.clocks.attach('demo-connector', Date.parse('2026-11-22T12:00:00Z'));
-    first.db.prepare("INSERT INTO test_clocks (client_id, now_ms, attached_at) VALUES ('deleted-long-ago', 1, 1)").run();
-    first.db.prepare("INSERT INTO client_pauses (client_id, paused_at) VALUES ('deleted-long-ago', 1), ('demo-connector', 1)").run();
+    // As builds before session 42 left them: a client deleted at run time, and one that left the clients file.
+    first.db.exec(`
+      INSERT INTO clients (client_id, definition, updated_at, deleted_at, runtime_changed_at) VALUES ('deleted-long-ago', '{}', 1, 1, 1);
+      INSERT INTO clients (client_id, definition, updated_at, deleted_at, runtime_changed_at) VALUES ('left-the-file', '{}', 1, 1, NULL);
+      INSERT INTO test_clocks (client_id, now_ms, attached_at) VALUES ('deleted-long-ago', 1, 1), ('left-the-file', 1, 1);
+      INSERT INTO client_pauses (client_id, paused_at) VALUES ('deleted-long-ago', 1), ('left-the-file', 1), ('demo-connector', 1);
+    `);
     first.close();
     const second = await startBank({ dataDir, sandboxMode: 'relaxed' });
     try {
-      expect(second.db.prepare('SELECT client_id FROM test_clocks').pluck().all()).toEqual(['demo-connector']);
-      expect(second.db.prepare('SELECT client_id FROM client_pauses').pluck().all()).toEqual(['demo-connector']);
+      expect(second.db.prepare('SELECT client_id FROM test_clocks ORDER BY client_id').pluck().all()).toEqual(['demo-connector', 'left-the-file']);
+      expect(second.db.prepare('SELECT client_id FROM client_pauses ORDER BY client_id').pluck().all()).toEqual(['demo-connector', 'left-the-file']);
       expect(second.clocks.isClocked('demo-connector')).toBe(true);
       expect(second.outbound.connectors.isPaused('demo-connector')).toBe(true);
     } finally {

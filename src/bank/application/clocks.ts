@@ -90,10 +90,12 @@ export class ClientClocks {
 
   /** Back to the Bank's clock; an advance's stored target goes with the clock. */
   detach(clientId: string): boolean {
+    // The store first, as every other change: settlement reads test_clocks, and a failed write must leave both alike.
+    const removed = this.store.remove(clientId);
     this.frozen.delete(clientId);
     this.attachedAt.delete(clientId);
     this.targets.delete(clientId);
-    return this.store.remove(clientId);
+    return removed;
   }
 
   /** After a reset deleted the rows: forget clocks the store no longer has. */

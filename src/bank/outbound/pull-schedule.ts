@@ -43,18 +43,23 @@ export function scheduleOnWallClock(options: WallClockScheduleOptions): WallCloc
     timer.unref();
   };
   const look = () => {
-    const at = now();
-    const next = options.slots.next(at);
-    if (at >= due) {
-      if (at - due > JUMP_MS) {
+    try {
+      const at = now();
+      const next = options.slots.next(at);
+      const pullNow = at >= due;
+      if (pullNow && at - due > JUMP_MS) {
         options.logger.info('the wall clock jumped forward (a suspend?): pulling once now, not once for each slot missed', { late_ms: at - due, next_pull: new Date(next).toISOString() });
+      } else if (!pullNow && due - next > JUMP_MS) {
+        options.logger.info('the wall clock stepped back: the pull follows it', { was_due: new Date(due).toISOString(), next_pull: new Date(next).toISOString() });
       }
-      options.run().catch((error: unknown) => options.logger.warn('pull cycle failed', { error: (error as Error).message }));
-    } else if (due - next > JUMP_MS) {
-      options.logger.info('the wall clock stepped back: the pull follows it', { was_due: new Date(due).toISOString(), next_pull: new Date(next).toISOString() });
+      due = pullNow ? next : Math.min(due, next);
+      if (pullNow) options.run().catch((error: unknown) => options.logger.warn('pull cycle failed', { error: (error as Error).message }));
+    } catch (error) {
+      // A run that throws at once must not end the schedule: the next slot pulls again.
+      options.logger.warn('pull cycle failed', { error: (error as Error).message });
+    } finally {
+      arm();
     }
-    due = at >= due ? next : Math.min(due, next);
-    arm();
   };
 
   arm();
