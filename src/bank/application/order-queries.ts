@@ -31,8 +31,8 @@ export class OrderQueries {
   constructor(private readonly orders: OrderRepository, private readonly outbox: OutboxRepository) {}
 
   /** Orders newest first; fetch `limit + 1` to know whether there is a next page. */
-  search(filter: OrderFilter, limit: number): { row: number; order: Order }[] {
-    return this.orders.search(filter, limit);
+  search(filter: OrderFilter, limit: number, payloadBudget?: number): { rows: { row: number; order: Order }[]; cut: boolean } {
+    return this.orders.search(filter, limit, payloadBudget);
   }
 
   find(clientId: string, reference: string): Order | undefined {

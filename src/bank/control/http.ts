@@ -86,8 +86,9 @@ export interface ListPage<T> {
 }
 
 /** Builds a page from `limit + 1` fetched rows: the extra row only says whether there is a next page. */
-export function listPage<R, T>(rows: R[], limit: number, view: (row: R) => T, positionOf: (row: R) => unknown): ListPage<T> {
-  const more = rows.length > limit;
+/** `rows`: up to limit + 1 (one more says there is a next page); `cut`: the reader stopped early, so there may be. */
+export function listPage<R, T>(rows: R[], limit: number, view: (row: R) => T, positionOf: (row: R) => unknown, cut = false): ListPage<T> {
+  const more = cut || rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
   return { data: shown.map(view), next_cursor: more ? encodeCursor(positionOf(shown[shown.length - 1])) : null };
 }

@@ -9,6 +9,10 @@ import { FinalOutcome } from '../domain/order-state';
 import { ControlArea, ControlDeps } from './index';
 import { controlBody, decodeCursor, instant, LIST_DEFAULT_LIMIT, LIST_QUERY, listPage, parseQuery, queryEnum, queryInstant, queryText, requestLog } from './http';
 
+// A page ends early, with its next_cursor, once its orders' payloads reach 4 Mi characters: each item carries the
+// payment order as received (up to BODY_LIMIT_BYTES), and limit=1000 of large ones answered 221 MB.
+const ORDER_PAGE_PAYLOAD_CHARS = 4 * 1024 * 1024;
+
 /** An order as the control plane shows it: RFC 3339 times, the payment order as received. */
 export function orderView(order: Order) {
   return {
@@ -57,11 +61,11 @@ function orderRoutes(router: express.Router, deps: ControlDeps): void {
       ...LIST_QUERY, client_id: queryText, status: STATUSES, reference: queryText, scenario: queryText, source: SOURCES, since: queryInstant, until: queryInstant,
     });
     const limit = query.limit ?? LIST_DEFAULT_LIMIT;
-    const rows = deps.queries.search({
+    const { rows, cut } = deps.queries.search({
       clientId: query.client_id, status: query.status, reference: query.reference, scenario: query.scenario, source: query.source,
       since: query.since, until: query.until, beforeRow: decodeCursor(query.cursor, isId) ?? undefined,
-    }, limit + 1);
-    res.json(listPage(rows, limit, (row) => orderView(row.order), (row) => row.row));
+    }, limit + 1, ORDER_PAGE_PAYLOAD_CHARS);
+    res.json(listPage(rows, limit, (row) => orderView(row.order), (row) => row.row, cut));
   });
   router.get('/orders/:client_id/:reference', (req, res) => {
     parseQuery(req, {});

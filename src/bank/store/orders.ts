@@ -166,8 +166,12 @@ export class OrderRepository {
     return (this.nextSettlementStmt.get(clientId) as number | null | undefined) ?? null;
   }
 
-  /** Orders newest first (insertion order), filtered; each with its row number for the next cursor. */
-  search(filter: OrderFilter, limit: number): { row: number; order: Order }[] {
+  /**
+   * Orders newest first (insertion order), filtered; each with its row number for the next cursor. Read one at a
+   * time, and no more once their payloads have reached `payloadBudget` characters (at least one is read): `cut`
+   * then says the page ended early. Unbounded, 1,000 orders of 230 KB read 221 MB at once and a small heap died.
+   */
+  search(filter: OrderFilter, limit: number, payloadBudget = Infinity): { rows: { row: number; order: Order }[]; cut: boolean } {
     const conditions: [string, unknown][] = [
       [this.walksNewestFirst(filter) ? '+client_id = ?' : 'client_id = ?', filter.clientId],
       ['status = ?', filter.status],
@@ -180,10 +184,15 @@ export class OrderRepository {
     ];
     const used = conditions.filter(([, value]) => value !== undefined);
     const where = used.length > 0 ? `WHERE ${used.map(([condition]) => condition).join(' AND ')}` : '';
-    const rows = this.db
-      .prepare(`${SELECT.replace('SELECT ', 'SELECT rowid AS row, ')} ${where} ORDER BY rowid DESC LIMIT ?`)
-      .all(...used.map(([, value]) => value), limit) as (Order & { row: number })[];
-    return rows.map(({ row, ...order }) => ({ row, order }));
+    const statement = this.db.prepare(`${SELECT.replace('SELECT ', 'SELECT rowid AS row, ')} ${where} ORDER BY rowid DESC LIMIT ?`);
+    const rows: { row: number; order: Order }[] = [];
+    let payloadChars = 0;
+    for (const { row, ...order } of statement.iterate(...used.map(([, value]) => value), limit) as IterableIterator<Order & { row: number }>) {
+      rows.push({ row, order });
+      payloadChars += order.payload.length;
+      if (payloadChars >= payloadBudget && rows.length < limit) return { rows, cut: true };
+    }
+    return { rows, cut: false };
   }
 
   /**
