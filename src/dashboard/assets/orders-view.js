@@ -158,11 +158,20 @@ export function ordersView(ctx, main) {
 
   async function reload() {
     try {
-      /** @type {import('./api.js').Page<Order>} */
-      const page = await api.get(`/orders${queryString({ ...filters, limit })}`);
-      if (disposed) return;
-      shown = page.data;
-      more.hidden = page.next_cursor === null;
+      // A page of large orders ends early (4 Mi characters of payment orders): follow its cursor up to `limit` rows.
+      /** @type {Order[]} */
+      let rows = [];
+      /** @type {string | null} */
+      let cursor = null;
+      do {
+        /** @type {import('./api.js').Page<Order>} */
+        const page = await api.get(`/orders${queryString({ ...filters, limit: limit - rows.length, cursor })}`);
+        if (disposed) return;
+        rows = rows.concat(page.data);
+        cursor = page.next_cursor;
+      } while (cursor !== null && rows.length < limit);
+      shown = rows;
+      more.hidden = cursor === null;
       render();
       void refreshDetails();
     } catch (error) {
