@@ -51,7 +51,7 @@ import { requireAdmin } from './control/admin';
 import { FaultProfiles } from './application/fault-profiles';
 import { ClientFaultRepository } from './store/client-faults';
 import { dropControlsOfDeletedClients } from './application/orphaned-controls';
-import { BANK_OWNER, DataDirLock, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
+import { DataDirLock, DirectoryOwner, lockDataDir, releasedOnFailure } from '../wire/data-dir-lock';
 
 export interface BankOptions {
   clock?: Clock;
@@ -145,6 +145,12 @@ export async function createBank(config: BankConfig, options: BankOptions = {}):
   const lock = options.dataDirLock ?? lockBankDataDir(config.dataDir, logger);
   return releasedOnFailure(lock, (opened) => assembleBank(config, { ...options, logger }, lock, opened));
 }
+
+export const BANK_OWNER: DirectoryOwner = {
+  name: 'Bank',
+  setting: 'DATA_DIR',
+  hazard: 'Two Banks on one store would send every callback twice and lose journal entries',
+};
 
 /** Takes DATA_DIR for a Bank, or throws DataDirInUse naming the process that holds it. */
 export function lockBankDataDir(dataDir: string, logger: Logger): DataDirLock {

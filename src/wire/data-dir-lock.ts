@@ -32,12 +32,6 @@ export interface DirectoryOwner {
   hazard: string;
 }
 
-export const BANK_OWNER: DirectoryOwner = {
-  name: 'Bank',
-  setting: 'DATA_DIR',
-  hazard: 'Two Banks on one store would send every callback twice and lose journal entries',
-};
-
 export function lockFilePath(dataDir: string): string {
   return path.join(dataDir, 'sandbox-bank.lock');
 }

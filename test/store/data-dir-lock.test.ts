@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { createBank } from '../../src/bank/bank';
-import { BANK_OWNER, DataDirInUse, holderFilePath, lockDataDir, lockFilePath } from '../../src/wire/data-dir-lock';
+import { BANK_OWNER, createBank } from '../../src/bank/bank';
+import { DataDirInUse, holderFilePath, lockDataDir, lockFilePath } from '../../src/wire/data-dir-lock';
 import { createLogger } from '../../src/wire/logger';
 import { startConnector, unreachableUrl } from '../connector/helpers';
 import { startBank, tempDir, testConfig } from '../helpers/bank';

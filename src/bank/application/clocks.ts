@@ -42,10 +42,6 @@ export class ClientClocks {
     return this.frozen.has(clientId);
   }
 
-  clockedClients(): string[] {
-    return [...this.frozen.keys()];
-  }
-
   get(clientId: string): { nowMs: number; attachedAt: number } | undefined {
     const nowMs = this.frozen.get(clientId);
     return nowMs === undefined ? undefined : { nowMs, attachedAt: this.attachedAt.get(clientId) as number };
