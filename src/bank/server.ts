@@ -13,7 +13,7 @@ import { prepareTls, TlsMaterial } from './tls';
 import { ProblemError } from '../wire/problems';
 import { clientErrorProblem, clientErrorState, rawProblemResponse } from '../wire/client-errors';
 import { Running, runMain } from '../wire/run-main';
-import { checkPortFree, listen } from '../wire/http-edge';
+import { checkPortFree, listen, ListenSettings } from '../wire/http-edge';
 import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 import { within } from '../wire/within';
@@ -122,14 +122,18 @@ function announcePki(logger: Logger, tls: TlsMaterial, httpsPort: number, client
   }
 }
 
+/** The settings that name each listener's address, for its refusals (checked at start, then bound). */
+const HTTP_SETTINGS: ListenSettings = { port: 'PORT', host: 'HOST' };
+const HTTPS_SETTINGS: ListenSettings = { port: 'HTTPS_PORT', host: 'HOST' };
+
 async function start(config: BankConfig): Promise<Running> {
   const logger = createLogger(config.logLevel, false, { format: config.logFormat });
   // Held before the dev PKI: a second Bank on this DATA_DIR must not write its files either.
   const dataDirLock = lockBankDataDir(config.dataDir, logger);
   // Both ports are checked before the dev PKI and the store are touched: a start refused its port changes neither
   // (an older build still running on them, which takes no lock, keeps its schema and its certificates).
-  await checkPortFree(config.port, config.host, { port: 'PORT', host: 'HOST' });
-  await checkPortFree(config.httpsPort, config.host, { port: 'HTTPS_PORT', host: 'HOST' });
+  await checkPortFree(config.port, config.host, HTTP_SETTINGS);
+  await checkPortFree(config.httpsPort, config.host, HTTPS_SETTINGS);
   const clients = loadClientDefinitions(config);
   const clientIds = clients.map((client) => client.client_id);
   const tls = await prepareTls(config, clientIds, ({ file, reason }) => {
@@ -152,8 +156,8 @@ async function start(config: BankConfig): Promise<Running> {
   }
   let port = config.port;
   answerPlainHttpOnTls(httpsServer, recordRefusal, () => `http://localhost:${port}`);
-  port = await listen(httpServer, config.port, config.host, { port: 'PORT', host: 'HOST' });
-  const httpsPort = await listen(httpsServer, config.httpsPort, config.host, { port: 'HTTPS_PORT', host: 'HOST' });
+  port = await listen(httpServer, config.port, config.host, HTTP_SETTINGS);
+  const httpsPort = await listen(httpsServer, config.httpsPort, config.host, HTTPS_SETTINGS);
   const housekeeping = setInterval(bank.housekeeping, 60_000);
   housekeeping.unref();
   const idleCollection = config.idleCollection === 'on' ? startIdleCollection({ collect: globalThis.gc, logger }) : null;

@@ -57,28 +57,23 @@ describe('housekeeping', () => {
   });
   afterAll(() => bank.close());
 
-  it('serves the event loop between chunks of expired nonces', async () => {
-    const expired = PRUNE_CHUNK_ROWS * 2 + 500;
-    bank.db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) SELECT 'demo', 'hk-' || i, 1000 + i, 1000 FROM n`,
-    ).run(expired);
-    const count = () => bank.db.prepare("SELECT COUNT(*) FROM nonces WHERE nonce LIKE 'hk-%'").pluck().get() as number;
-    // Scheduled before housekeeping starts: it runs at the first turn the prune gives back, before its last chunk.
-    const leftWhenServed = new Promise<number>((resolve) => setImmediate(() => resolve(count())));
-    await bank.housekeeping();
-    expect(await leftWhenServed).toBeGreaterThan(0);
-    expect(count()).toBe(0);
-  });
-
-  it('serves the event loop between chunks of expired idempotency records', async () => {
-    const expired = PRUNE_CHUNK_ROWS * 2 + 500;
-    bank.db.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, status_code, body, created_at, expires_at)
+  const expired = PRUNE_CHUNK_ROWS * 2 + 500;
+  it.each([
+    [
+      'nonces',
+      `INSERT INTO nonces (client_id, nonce, expires_at, first_seen_at) SELECT 'demo', 'hk-' || i, 1000 + i, 1000 FROM n`,
+      "SELECT COUNT(*) FROM nonces WHERE nonce LIKE 'hk-%'",
+    ],
+    [
+      'idempotency records',
+      `INSERT INTO idempotency_records (client_id, idem_key, fingerprint, state, status_code, body, created_at, expires_at)
        SELECT 'demo-connector', 'hk-' || i, 'f', 'done', 200, x'7b7d', 1000, 1000 + i FROM n`,
-    ).run(expired);
-    const count = () => bank.db.prepare("SELECT COUNT(*) FROM idempotency_records WHERE idem_key LIKE 'hk-%'").pluck().get() as number;
+      "SELECT COUNT(*) FROM idempotency_records WHERE idem_key LIKE 'hk-%'",
+    ],
+  ])('serves the event loop between chunks of expired %s', async (_rows, insertFromN, countSql) => {
+    bank.db.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) ${insertFromN}`).run(expired);
+    const count = () => bank.db.prepare(countSql).pluck().get() as number;
+    // Scheduled before housekeeping starts: it runs at the first turn the prune gives back, before its last chunk.
     const leftWhenServed = new Promise<number>((resolve) => setImmediate(() => resolve(count())));
     await bank.housekeeping();
     expect(await leftWhenServed).toBeGreaterThan(0);
