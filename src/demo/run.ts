@@ -87,11 +87,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     }, 'sandbox bank listening');
     children.push(bank);
     log(`bank: http://127.0.0.1:${bankHttp} and https://localhost:${bankHttps} (mTLS), PKI in ${files.dir}`);
+    // The PENDING:2 and ASYNC:2 pushes must end by callback, between the Connector's first reverse poll and its
+    // second: polls at +0.8 s and +4.8 s leave a busy Bank 1.2 s before the settlement at +2 s and 2.7 s after it
+    // (at 1 s and 3 s, a busy second either side gave the final to reverse polling), and NO_CALLBACK its two polls.
     const connector = await startChild('connector/main.js', {
       CONNECTOR_PORT: String(connectorPort), CONNECTOR_HOST: '127.0.0.1', CONNECTOR_DATA_DIR: path.join(dataDir, 'connector'),
       BANK_URL: `https://localhost:${bankHttps}`, BANK_STATUS_URL: `https://localhost:${bankHttps}`, PULL_TOKEN,
       CONNECTOR_TLS_CERT: files.clientCert('demo-connector'), CONNECTOR_TLS_KEY: files.clientKey('demo-connector'), CONNECTOR_TLS_CA: files.caCert,
-      POLL_INITIAL_MS: '1000', POLL_MAX_MS: '4000', CONNECTOR_LOG_LEVEL: 'info',
+      POLL_INITIAL_MS: '800', POLL_FACTOR: '5', POLL_MAX_MS: '4000', CONNECTOR_LOG_LEVEL: 'info',
       CREDENTIALS_FILE: path.join(ROOT, 'fixtures/demo-connector/credentials.json'), ORDERS_FIXTURE: path.join(ROOT, 'fixtures/connector-orders.json'),
     }, 'reference connector listening');
     children.push(connector);
