@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { waitFor } from '../helpers/outbound';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { freePort, waitForAnswer } = require('../../bench/lib/processes');
@@ -75,7 +76,13 @@ describe.each([
     const polled = await send(signedStatus('token', create.reference));
     expect(polled).toMatchObject({ status: 200, body: { reference: create.reference, status: 'SUCCESS', bank_reference: created.body.bank_reference } });
     expect((await send(signedStatus('token', 'NO-SUCH-ORDER'))).status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the journal's batch is written within 5 ms
+    // The limit server writes its journal in batches (within 5 ms) and does not flush them on SIGTERM: wait for them.
+    const journal = new Database(path.join(dataDir, 'sandbox-bank.sqlite'), { readonly: true });
+    try {
+      await waitFor(() => journal.prepare('SELECT COUNT(*) FROM journal').pluck().get() === 3, 15_000, "the limit server's journal batch");
+    } finally {
+      journal.close();
+    }
     await stop(child);
 
     const db = new Database(path.join(dataDir, 'sandbox-bank.sqlite'), { readonly: true });

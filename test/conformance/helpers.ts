@@ -30,6 +30,10 @@ export async function startRunPair(connectorEnv: Record<string, string> = {}, ba
     ORDERS_FIXTURE: CONFORMANCE_FIXTURE,
     BANK_URL: bankServer.url,
     POLL_INITIAL_MS: '250',
+    // Intervals of 0.75, 2.25 and 4 s: client.polls_with_backoff allows an interval 10 % + 50 ms shorter than the one
+    // before, and at a factor of 2 a pause of ~0.5 s of this process (the Bank, the Connector and the run share
+    // it) between two polls was enough to fail it; at 3 it takes ~1.2 s, and 4 polls still fall in the 8 s window.
+    POLL_FACTOR: '3',
     POLL_MAX_MS: '4000',
     CREATE_RETRY_INITIAL_MS: '200',
     ...connectorEnv,

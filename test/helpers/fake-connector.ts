@@ -40,6 +40,8 @@ export class FakeConnector {
   behaviour: Behaviour = () => null;
   /** Artificial latency per answer, to make a run long enough to be interrupted. */
   latencyMs = 0;
+  /** The kind of each request as it arrives, before latencyMs: what is on the wire now. */
+  readonly arrivals: ('pull' | 'batch' | 'unit')[] = [];
   private keys = new Map<string, KeyObject>();
   private server: http.Server | null = null;
   url = '';
@@ -98,6 +100,7 @@ export class FakeConnector {
     if (url.pathname === '/oauth/token') return this.issueToken(req, res, body);
     const key = String(req.headers['x-idempotency-key'] ?? '');
     const kind = url.pathname === '/payment-orders' ? 'pull' : url.pathname.endsWith('/batch') ? 'batch' : 'unit';
+    this.arrivals.push(kind);
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const forced = this.behaviour(kind, key);
     if (forced === 'reset') {

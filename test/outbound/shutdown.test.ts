@@ -23,8 +23,7 @@ describe('SIGTERM', () => {
     fake.setJwks((await (await fetch(`${bank.httpUrl}/.well-known/jwks.json`)).json()) as Parameters<FakeConnector['setJwks']>[0]);
     // Wait until the callback is on the wire (the fake has received the request but not answered yet).
     await waitFor(() => bank.logs.some((line) => line.includes('"outbound started"')), 10_000);
-    await waitFor(() => fake.pulls.length > 0, 10_000, 'a pull');
-    await new Promise((resolve) => setTimeout(resolve, 900));
+    await waitFor(() => fake.arrivals.includes('unit'), 15_000, 'the callback to reach the fake');
     const code = await kill(bank, 'SIGTERM');
     expect(code).toBe(0);
     expect(bank.logs.some((line) => line.includes('"stopped"'))).toBe(true);

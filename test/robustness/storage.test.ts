@@ -16,7 +16,7 @@ import request from 'supertest';
 import { ChildBank, kill, startChildBank as startChild } from '../helpers/child-bank';
 import { demo, DemoClient, isoNow, newNonce, ROOT, sampleOrder, signRequest, startBank, tempDir, testConfig } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
-import { bankWithFakeConnector, connectorOrder } from '../helpers/outbound';
+import { bankWithFakeConnector, connectorOrder, waitFor } from '../helpers/outbound';
 
 type Db = Database.Database;
 
@@ -381,8 +381,8 @@ describe('a full disk (RLIMIT_FSIZE on the built Bank)', () => {
     const pullsBefore = fake.pulls.length;
     const poll = await fetch(`${limited.httpUrl}/sandbox/poll`, { method: 'POST' });
     expect(poll.status === 200 || poll.status === 500).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(fake.pulls.length).toBeGreaterThanOrEqual(pullsBefore + 2);
+    // The POST's pull and at least one of the cron's, each refused by the disk, with the process still up.
+    await waitFor(() => fake.pulls.length >= pullsBefore + 2, 15_000, 'a scheduled pull after the manual one');
     expect((await fetch(`${limited.httpUrl}/healthz`)).status).toBe(200);
     expect(limited.process.exitCode).toBeNull();
 
@@ -408,10 +408,13 @@ describe('a full disk (RLIMIT_FSIZE on the built Bank)', () => {
 describe('SIGTERM during a slow create (CREATE_LATENCY_MS)', () => {
   it('answers the create in flight before it stops, with Connection: close, and the order is stored', async () => {
     const dataDir = tempDir('sandbox-bank-term-create-');
-    const bank = await startChildBank({ DATA_DIR: dataDir, SANDBOX_MODE: 'relaxed', POLL_CRON: 'off', CREATE_LATENCY_MS: '1500', SHUTDOWN_TIMEOUT_MS: '10000' });
+    const bank = await startChildBank({ DATA_DIR: dataDir, SANDBOX_MODE: 'relaxed', POLL_CRON: 'off', CREATE_LATENCY_MS: '4000', SHUTDOWN_TIMEOUT_MS: '10000' });
     const order = sampleOrder();
     const answer = childCreate(bank.httpUrl, await childToken(bank.httpUrl), order);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The stop comes once the create holds its key (it is in its CREATE_LATENCY_MS wait), read from the child's store.
+    const reader = new Database(databasePath(dataDir), { readonly: true });
+    const reserved = () => reader.prepare("SELECT COUNT(*) FROM idempotency_records WHERE state = 'in_progress'").pluck().get() === 1;
+    await waitFor(reserved, 15_000, 'the create to reserve its key').finally(() => reader.close());
     const code = await kill(bank, 'SIGTERM');
     const answered = await answer;
     expect(answered.status).toBe(200);
@@ -430,7 +433,8 @@ describe('SIGTERM during a slow create (CREATE_LATENCY_MS)', () => {
     const stream = await fetch(`${bank.httpUrl}/sandbox/events`);
     const streamText = stream.text();
     const wait = fetch(`${bank.httpUrl}/sandbox/orders/${demo.client_id}/${String(order.reference)}/wait?status=final&timeout_s=120`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing outside shows a wait has begun; 1.5 s is room for the request to reach the child on a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await kill(bank, 'SIGTERM')).toBe(0);
     expect(await streamText).toContain(': sandbox-bank events');
     const waited = await wait;

@@ -194,8 +194,9 @@ describe('httpRequest reads answers and failures as axios did', () => {
     ['no answer head within the time-out', () => undefined, { timeoutMs: 150 }],
     ['a head, then a body that stalls', (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'), { timeoutMs: 150 }],
     ['a gzip head, then a body that stalls', (socket) => socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.length}\r\n\r\n`), gzip.subarray(0, 10)])), { timeoutMs: 150 }],
-    ['a body that trickles: never idle for the time-out, longer than it in all', trickle(['abc', 'def', 'ghi', 'j'], 80), { timeoutMs: 200 }],
-    ['a gzip body that trickles likewise', trickle([gzip.subarray(0, 8), gzip.subarray(8, 16), gzip.subarray(16)], 80, ['Content-Encoding: gzip']), { timeoutMs: 200 }],
+    // A piece every 50 ms against a 1 s time-out: a pause of the test's process under 950 ms times out neither.
+    ['a body that trickles: never idle for the time-out, longer than it in all', trickle([...'abcdefghijklmnopqrstuvwxy'], 50), { timeoutMs: 1000 }],
+    ['a gzip body that trickles likewise', trickle([...gzip].map((byte) => Buffer.from([byte])), 50, ['Content-Encoding: gzip']), { timeoutMs: 1000 }],
     ['the deadline before any answer', () => undefined, { timeoutMs: 5000, deadlineMs: 100 }],
     ['a reset before the answer', (socket) => socket.destroy()],
     ['a reset in the middle of the body', (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc')],
