@@ -16,6 +16,7 @@ import request from 'supertest';
 import { ChildBank, kill, startChildBank as startChild } from '../helpers/child-bank';
 import { demo, DemoClient, isoNow, newNonce, ROOT, sampleOrder, signRequest, startBank, tempDir, testConfig } from '../helpers/bank';
 import { FakeConnector } from '../helpers/fake-connector';
+import { capturingLogger } from '../helpers/logs';
 import { bankWithFakeConnector, connectorOrder, waitFor } from '../helpers/outbound';
 
 type Db = Database.Database;
@@ -160,7 +161,8 @@ describe('a store that turns read-only mid-run (PRAGMA query_only)', () => {
 describe('a callback attempt the store refuses to record (a full disk)', () => {
   it('is sent again after the first retry delay, not at every pass: a full disk made ~1,300 sends a second', async () => {
     const clock = new ManualClock(Date.now());
-    const { bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [5] }, { clock });
+    const { logger, lines } = capturingLogger();
+    const { bank, fake } = await bankWithFakeConnector({ callbackMode: 'unit', retryScheduleS: [5] }, { clock, logger });
     try {
       fake.behaviour = (kind) => {
         if (kind !== 'pull') bank.db.pragma('query_only = ON'); // the write after this send fails
@@ -177,6 +179,10 @@ describe('a callback attempt the store refuses to record (a full disk)', () => {
       await bank.outbound.dispatcher.runOnce();
       expect(fake.callbacks).toHaveLength(2);
       expect(bank.db.prepare('SELECT state, attempts FROM callbacks').all()).toEqual([{ state: 'delivered', attempts: 1 }]);
+      // The attempt log lacks the first send; the log says so once, when writes work again.
+      const said = lines.filter((line) => String(line.message).startsWith('callback attempts '));
+      expect(said.map((line) => line.message)).toEqual(['callback attempts not recorded: they will be sent again', 'callback attempts recorded again: the store takes writes']);
+      expect(said[1]).toMatchObject({ level: 'info', unrecorded_attempts: 1, unrecorded_since: expect.stringMatching(/^\d{4}-/) });
     } finally {
       await bank.outbound.stop(500);
       bank.close();

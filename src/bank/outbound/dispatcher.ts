@@ -61,6 +61,8 @@ export class Dispatcher {
   private readonly withWaitingWork = new Map<string, Set<Pass>>();
   private stopped = false;
   private readonly delayTimers = new Set<NodeJS.Timeout>();
+  /** Attempts sent since the store last refused to record them (a full disk): said once writes work again. */
+  private unrecorded: { attempts: number; since: number } | null = null;
 
   constructor(
     private readonly messages: CallbackMessages,
@@ -295,10 +297,18 @@ export class Dispatcher {
       states = this.messages.recordAttempts(outcomes);
     } catch (error) {
       const holdMs = this.messages.holdBack(outcomes.map((outcome) => outcome.callback));
+      this.unrecorded = { attempts: (this.unrecorded?.attempts ?? 0) + outcomes.length, since: this.unrecorded?.since ?? Date.now() };
       this.logger.error('callback attempts not recorded: they will be sent again', { callback_ids: outcomes.map((outcome) => outcome.callback.id), retry_in_ms: holdMs, error: (error as Error).message });
       return;
     }
+    if (this.unrecorded) this.sayRecordedAgain(this.unrecorded);
     outcomes.forEach((outcome, index) => this.logOutcome(outcome.callback, outcome.response, states[index]));
+  }
+
+  /** After a spell of refused writes: how many sends the attempt log lacks, so an operator can read it with that gap. */
+  private sayRecordedAgain(gap: { attempts: number; since: number }): void {
+    this.unrecorded = null;
+    this.logger.info('callback attempts recorded again: the store takes writes', { unrecorded_attempts: gap.attempts, unrecorded_since: new Date(gap.since).toISOString() });
   }
 
   /** One attempt; once it delivered the message, the conflicting finals its fault profile asks for. */
