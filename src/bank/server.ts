@@ -18,6 +18,7 @@ import { launchOf } from '../wire/fast-start';
 import { startIdleCollection } from '../wire/idle-collection';
 import { within } from '../wire/within';
 import { drainable } from '../wire/drain';
+import { curlCertArgument, shellQuote } from '../wire/shell';
 
 /** Logs and counts a refusal written outside the app (no request reached it), as the app does its own. */
 type RefusalRecorder = (problem: ProblemError, requestId: string, extra?: Record<string, unknown>) => void;
@@ -95,7 +96,7 @@ function reversePollingCurl(files: PkiFiles, clientId: string, httpsPort: number
   const credentials = clientId === 'demo-connector' ? '' : `CREDENTIALS_FILE=<${clientId} credentials.json> `;
   return (
     `${credentials}node scripts/signed-headers.js GET /payment-orders/ORDER_REF/status | curl -sS -H @- ` +
-    `--cacert ${files.caCert} --cert ${files.clientCert(clientId)} --key ${files.clientKey(clientId)} ` +
+    `--cacert ${shellQuote(files.caCert)} --cert ${curlCertArgument(files.clientCert(clientId))} --key ${shellQuote(files.clientKey(clientId))} ` +
     `https://localhost:${httpsPort}/payment-orders/ORDER_REF/status`
   );
 }

@@ -7,6 +7,7 @@ import { SIGNED_HEADERS, SignedFlow, signatureBase } from '../wire/signature-bas
 import { requestTarget } from '../wire/http-request';
 import type { OptionSpec, Parsed } from './args';
 import { usageError } from './io';
+import { curlCertArgument, shellQuote } from '../wire/shell';
 
 export const FLOWS = Object.keys(SIGNED_HEADERS) as SignedFlow[];
 
@@ -84,9 +85,6 @@ export function displayName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase()).replace(/^Dpop$/, 'DPoP');
 }
 
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 export interface CurlInput {
   method: string;
@@ -101,7 +99,7 @@ export interface CurlInput {
 /** The request as one curl command; the body goes byte for byte (--data-binary), since the signature covers it. */
 export function curlCommand(input: CurlInput): string {
   const parts = [`curl -sS -X ${input.method} ${shellQuote(input.url.href)}`];
-  if (input.tls?.cert) parts.push(`--cert ${shellQuote(input.tls.cert)}`);
+  if (input.tls?.cert) parts.push(`--cert ${curlCertArgument(input.tls.cert)}`);
   if (input.tls?.key) parts.push(`--key ${shellQuote(input.tls.key)}`);
   if (input.tls?.ca) parts.push(`--cacert ${shellQuote(input.tls.ca)}`);
   for (const [name, value] of Object.entries(input.shellHeaders ?? {})) parts.push(`-H "${displayName(name)}: ${value}"`);

@@ -1,7 +1,8 @@
 // Issue 2/7: the `dev PKI ready` line names the registered clients' certificate files, not the demo fixture's.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/bank';
+import { ROOT, tempDir } from '../helpers/bank';
 import { kill, startChildBank } from '../helpers/child-bank';
 import { makeTestClient, writeClientsFile } from '../helpers/clients';
 
@@ -50,6 +51,24 @@ describe('a reissued certificate at start', () => {
       expect(line && JSON.parse(line)).toMatchObject({ level: 'warn', file: expect.stringMatching(/bank-server\.crt$/), reason: expect.stringContaining('bank.internal') });
     } finally {
       await kill(second, 'SIGTERM');
+    }
+  });
+});
+
+describe('the announced reverse poll, pasted into a shell', () => {
+  it('works when the data directory has a space and a colon in its path (curl reads "file:password" in --cert)', async () => {
+    const dataDir = path.join(tempDir(), 'data dir:1');
+    const bank = await startChildBank({ DATA_DIR: dataDir, SANDBOX_MODE: 'relaxed' });
+    try {
+      const announcement = JSON.parse(bank.logs.find((line) => line.includes('"dev PKI ready"')) as string) as Announcement;
+      const curl = (announcement.reverse_polling_curl as string).replace(/ORDER_REF/g, 'NO-SUCH-ORDER');
+      const pasted = spawnSync('bash', ['-c', `${curl} -w '\\n%{http_code}'`], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+      expect(pasted.stderr).toBe('');
+      // Past mutual TLS (403 mtls_required without the certificate) to the order lookup.
+      const [body, code] = pasted.stdout.trim().split('\n');
+      expect([code, JSON.parse(body).code]).toEqual(['404', 'order_not_found']);
+    } finally {
+      await kill(bank, 'SIGTERM');
     }
   });
 });
