@@ -17,9 +17,15 @@ function arg(name, fallback) {
   return index > 0 ? process.argv[index + 1] : fallback;
 }
 
+const USAGE = 'usage: node scripts/new-client.js <client-id> [--clients FILE] [--connector-url URL]';
 const clientId = process.argv[2];
-if (!clientId || !/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) {
-  console.error('usage: node scripts/new-client.js <client-id> [--clients FILE] [--connector-url URL]');
+if (clientId === '--help' || clientId === '-h') {
+  console.log(USAGE);
+  process.exit(0);
+}
+// An id that starts with '-' is an option put first by mistake, not a client to register.
+if (!clientId || clientId.startsWith('-') || !/^[A-Za-z0-9._-]{1,64}$/.test(clientId)) {
+  console.error(USAGE);
   process.exit(2);
 }
 const clientsFile = arg('--clients', path.join('fixtures', 'clients.json'));
