@@ -8,7 +8,7 @@ import { EXIT, jsonText } from '../io';
 export const resetCommand = command(
   {
     name: 'reset',
-    summary: "Delete orders, messages, idempotency records, poll cursors and clock state (one client's, or all).",
+    summary: "Delete orders, messages, idempotency records, poll cursors, clock state and fault profiles (one client's, or all).",
     details: ['Registrations, keys and spent nonces stay (a reset never reopens a replay). Prints what was deleted, by table.'],
     options: { client: { type: 'string', value: 'id', help: 'only this client (default: every client)' }, ...BANK_OPTIONS, ...JSON_OPTION },
     examples: ['sandbox-bank reset --client acme'],

@@ -245,7 +245,7 @@ export function ordersView(ctx, main) {
     const scope = select([['', 'All clients'], ...[...clientFilter.options].slice(1).map((option) => /** @type {[string, string]} */ ([option.value, option.value]))], filters.client_id);
     const confirm = h('button', { type: 'button', class: 'danger', onclick: () => void doReset(scope.value) }, 'Confirm reset');
     const panel = h('div', { class: 'confirm', role: 'group', 'aria-label': 'Confirm the reset' },
-      h('p', {}, 'Delete the orders, callback messages, idempotency records, poll cursors and test clocks? Registrations, keys and spent nonces stay.'),
+      h('p', {}, 'Delete the orders, callback messages, idempotency records, poll cursors, test clocks and fault profiles? Registrations, keys and spent nonces stay.'),
       field('Clients to reset', scope),
       h('div', { class: 'buttons' }, confirm, h('button', { type: 'button', onclick: () => replace(resetArea) }, 'Cancel')),
     );

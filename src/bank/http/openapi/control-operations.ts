@@ -129,7 +129,7 @@ export const CONTROL_OPERATIONS: readonly OperationSpec[] = [
     answers: [ok('control/pause-state')],
     problems: ['not_found'],
   }),
-  sandbox('post', '/sandbox/reset', 'reset', 'Forget orders and their traces', 'Deletes orders, messages, idempotency records, poll cursors and clock state, of one client or all. Registrations, keys and spent nonces stay.', {
+  sandbox('post', '/sandbox/reset', 'reset', 'Forget orders and their traces', 'Deletes orders, messages, idempotency records, poll cursors, clock state and fault profiles, of one client or all. Registrations, keys and spent nonces stay.', {
     body: 'control/reset',
     answers: [ok('control/reset-done')],
   }),
