@@ -778,6 +778,21 @@ describe('check order: size & media type -> headers -> client -> authorization -
     }
   });
 
+  it('rate limit after authorization: a refused token does not use up the named client\'s quota', async () => {
+    const limitedClock = new ManualClock();
+    const limited = await startBank({ sandboxMode: 'relaxed', statusRatePerS: 1, statusRateBurst: 1 }, { clock: limitedClock });
+    try {
+      const limitedToken = await new DemoClient(limited).token();
+      const target = statusTarget('ANY');
+      // Anyone can name a client; only an authorized request counts against its quota.
+      for (let i = 0; i < 3; i += 1) expectProblem(await getStatus(limited, target, signedStatusHeaders(limited, 'not-a-token', target)), 401, 'auth_invalid');
+      expect((await getStatus(limited, target, signedStatusHeaders(limited, limitedToken, target))).status).toBe(404);
+      expectProblem(await getStatus(limited, target, signedStatusHeaders(limited, limitedToken, target)), 429, 'rate_limited');
+    } finally {
+      limited.close();
+    }
+  });
+
   it('timestamp before signature: bad timestamp and bad signature -> timestamp_out_of_window', async () => {
     const body = orderBody();
     const headers = createHeaders(body, { timestamp: isoAt(bank, 301) });

@@ -181,7 +181,9 @@ describe('signature_invalid explains itself (signature_base, content_digest, kid
     it.each<[string, (body: string) => string]>([
       ['a wrong sha-512', () => digestOf(orderBody(), 'sha512')],
       ['a right sha-256 beside a wrong sha-512', (body) => `${digestOf(body)}, ${digestOf(orderBody(), 'sha512')}`],
-    ])('sha-512 is checked too: %s', async (_label, header) => {
+      ['an md5 member alone (no sha-256 or sha-512 to check)', () => 'md5=:AAAAAAAAAAAAAAAAAAAAAA==:'],
+      ['a member with parameters', (body) => `${digestOf(body)};q=1`],
+    ])('sha-512 is checked too, and one known member is needed: %s', async (_label, header) => {
       const body = orderBody();
       const { response, sent } = await sendCreate({ ...createHeaders(body), 'content-digest': header(body) }, body);
       expectSignatureInvalid(response, sent, { reason: 'digest_mismatch', ...DEMO });
@@ -191,6 +193,7 @@ describe('signature_invalid explains itself (signature_base, content_digest, kid
       ['sha-256', (body) => digestOf(body)],
       ['sha-512', (body) => digestOf(body, 'sha512')],
       ['sha-256 and sha-512', (body) => `${digestOf(body)}, ${digestOf(body, 'sha512')}`],
+      ['sha-256 beside an md5 member, which is ignored', (body) => `${digestOf(body)}, md5=:AAAAAAAAAAAAAAAAAAAAAA==:`],
     ])('a correct Content-Digest (%s) is accepted', async (_label, header) => {
       const body = orderBody();
       expect((await postCreate(bank, { ...createHeaders(body), 'content-digest': header(body) }, body)).status).toBe(200);

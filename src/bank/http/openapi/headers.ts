@@ -46,8 +46,8 @@ export const REQUEST_HEADERS = {
   },
   ContentDigest: {
     name: 'Content-Digest',
-    description: 'RFC 9530: sha-256=:<base64 of SHA-256 over the raw body bytes>:, the same value as the signature base\'s content-digest line. Optional from a Connector (checked against the bytes when sent); always sent by the Bank with a body (profile v1.1 section 1).',
-    schema: { type: 'string', pattern: '^sha-(256|512)=:[A-Za-z0-9+/]*={0,2}:$' },
+    description: 'RFC 9530: sha-256=:<base64 of SHA-256 over the raw body bytes>:, the same value as the signature base\'s content-digest line. Optional from a Connector (checked against the bytes when sent); always sent by the Bank with a body (profile v1.1 section 1). A dictionary: every sha-256 and sha-512 member must match and at least one is needed; members of other algorithms are ignored.',
+    schema: { type: 'string', pattern: '^[a-z][a-z0-9_.*-]*=:[A-Za-z0-9+/]*={0,2}:([ \\t]*,[ \\t]*[a-z][a-z0-9_.*-]*=:[A-Za-z0-9+/]*={0,2}:)*$' },
     example: 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:',
   },
   DPoP: {
@@ -144,7 +144,7 @@ export const SECURITY_SCHEMES: Readonly<Record<string, JsonObject>> = {
   },
   mutualTLS: {
     type: 'mutualTLS',
-    description: 'HTTPS with a client certificate issued by the sandbox CA whose subject CN equals X-Client-Id (profile section 4). Required for reverse polling (403 mtls_required otherwise, unless SANDBOX_MODE=relaxed), and for callbacks the Bank sends.',
+    description: 'HTTPS with a client certificate issued by the sandbox CA whose subject CN equals X-Client-Id (profile section 4). Required for reverse polling: without a certificate the sandbox CA verified, 403 mtls_required (unless SANDBOX_MODE=relaxed); with one whose CN is another client\'s, 401 auth_invalid (reason certificate_client_mismatch). Also for callbacks the Bank sends.',
   },
   clientSecretBasic: {
     type: 'http',
