@@ -764,34 +764,32 @@ describe('check order: size & media type -> headers -> client -> authorization -
     expectProblem(await postCreate(bank, { ...headers, authorization: undefined, 'x-signature': undefined }, body), 401, 'auth_missing');
   });
 
-  it('rate limit before timestamp and signature (reverse polling)', async () => {
-    const limitedClock = new ManualClock();
-    const limited = await startBank({ sandboxMode: 'relaxed', statusRatePerS: 1, statusRateBurst: 1 }, { clock: limitedClock });
+  /** A Bank that allows one status poll a second, on a clock that stands still; `use` gets it and a token. */
+  async function withOnePollASecond(use: (limited: Bank, token: string) => Promise<void>): Promise<void> {
+    const limited = await startBank({ sandboxMode: 'relaxed', statusRatePerS: 1, statusRateBurst: 1 }, { clock: new ManualClock() });
     try {
-      const limitedToken = await new DemoClient(limited).token();
-      const target = statusTarget('ANY');
-      expect((await getStatus(limited, target, signedStatusHeaders(limited, limitedToken, target))).status).toBe(404);
-      const stale = signedStatusHeaders(limited, limitedToken, target, { timestamp: isoAt(limited, -3600) });
-      expectProblem(await getStatus(limited, target, { ...stale, 'x-signature': 'garbage' }), 429, 'rate_limited');
+      await use(limited, await new DemoClient(limited).token());
     } finally {
       limited.close();
     }
-  });
+  }
 
-  it('rate limit after authorization: a refused token does not use up the named client\'s quota', async () => {
-    const limitedClock = new ManualClock();
-    const limited = await startBank({ sandboxMode: 'relaxed', statusRatePerS: 1, statusRateBurst: 1 }, { clock: limitedClock });
-    try {
-      const limitedToken = await new DemoClient(limited).token();
+  it('rate limit before timestamp and signature (reverse polling)', () =>
+    withOnePollASecond(async (limited, token) => {
+      const target = statusTarget('ANY');
+      expect((await getStatus(limited, target, signedStatusHeaders(limited, token, target))).status).toBe(404);
+      const stale = signedStatusHeaders(limited, token, target, { timestamp: isoAt(limited, -3600) });
+      expectProblem(await getStatus(limited, target, { ...stale, 'x-signature': 'garbage' }), 429, 'rate_limited');
+    }));
+
+  it('rate limit after authorization: a refused token does not use up the named client\'s quota', () =>
+    withOnePollASecond(async (limited, token) => {
       const target = statusTarget('ANY');
       // Anyone can name a client; only an authorized request counts against its quota.
       for (let i = 0; i < 3; i += 1) expectProblem(await getStatus(limited, target, signedStatusHeaders(limited, 'not-a-token', target)), 401, 'auth_invalid');
-      expect((await getStatus(limited, target, signedStatusHeaders(limited, limitedToken, target))).status).toBe(404);
-      expectProblem(await getStatus(limited, target, signedStatusHeaders(limited, limitedToken, target)), 429, 'rate_limited');
-    } finally {
-      limited.close();
-    }
-  });
+      expect((await getStatus(limited, target, signedStatusHeaders(limited, token, target))).status).toBe(404);
+      expectProblem(await getStatus(limited, target, signedStatusHeaders(limited, token, target)), 429, 'rate_limited');
+    }));
 
   it('timestamp before signature: bad timestamp and bad signature -> timestamp_out_of_window', async () => {
     const body = orderBody();
