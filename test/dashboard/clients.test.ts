@@ -86,11 +86,11 @@ describeInBrowser('dashboard, clients and conformance', () => {
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'acme-dashboard (ACME payments)' }) });
     await card.getByText('Fault profile').first().waitFor(EVENTUALLY);
     await card.getByText('Edit the fault profile').click();
-    await card.getByLabel('Drop rate').fill('0.5');
+    await card.getByLabel('Drop rate').fill('0.33');
     await card.getByLabel('Seed').fill('7');
     await card.getByRole('button', { name: 'Save fault profile' }).click();
-    await card.getByText('drop rate 0.5 (seed 7)').waitFor(EVENTUALLY);
-    expect((await request(bank.app).get('/sandbox/clients/acme-dashboard/faults')).body).toMatchObject({ active: true, drop_rate: 0.5, seed: 7, duplicate_rate: 0 });
+    await card.getByText('drop rate 0.33 (seed 7)').waitFor(EVENTUALLY);
+    expect((await request(bank.app).get('/sandbox/clients/acme-dashboard/faults')).body).toMatchObject({ active: true, drop_rate: 0.33, seed: 7, duplicate_rate: 0 });
 
     await card.getByRole('button', { name: 'Remove fault profile' }).click();
     await card.locator('dd').filter({ hasText: /^none$/ }).waitFor(EVENTUALLY);

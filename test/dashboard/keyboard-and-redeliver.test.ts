@@ -73,6 +73,8 @@ describeInBrowser('dashboard, the skip link and Redeliver', () => {
       expect(await rig.watched.page.getByRole('link', { name: 'Advance the clock' }).getAttribute('href')).toBe(`#/clock/${CLIENT}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(rig.fake.callbacks.filter((callback) => callback.parsed.reference === reference)).toHaveLength(1);
+      // The note outlives the view's own refresh after the click (it once vanished within ~150 ms, link and all).
+      expect(await rig.watched.page.getByRole('link', { name: 'Advance the clock' }).count()).toBe(1);
       expect((await sandbox(`/clients/${CLIENT}/clock/advance`, { seconds: 0 })).status).toBe(200);
       await waitFor(() => rig.fake.callbacks.filter((callback) => callback.parsed.reference === reference).length === 2, 15_000, 'the redelivery');
     } finally {

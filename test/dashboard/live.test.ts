@@ -107,7 +107,7 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
       expect(await early.textContent()).not.toContain(String(order.reference));
       expect(await page.getByRole('link', { name: String(order.reference), exact: true }).count()).toBe(1);
 
-      await page.getByRole('button', { name: 'Advance 1 min' }).click();
+      await page.getByRole('button', { name: '+1 min', exact: true }).click();
       const report = page.getByRole('status').filter({ hasText: `settlement of ${order.reference} → SUCCESS` });
       await report.waitFor(EVENTUALLY);
       const after = await page.locator('.clock-now time').getAttribute('datetime');
@@ -134,10 +134,10 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
       });
       await page.goto(`${listener.origin}/dashboard/#/clock/demo-connector`);
       await page.getByRole('button', { name: 'Detach test clock' }).waitFor(EVENTUALLY);
-      await page.getByRole('button', { name: 'Advance 1 min' }).click();
+      await page.getByRole('button', { name: '+1 min', exact: true }).click();
       await page.getByText('Advancing 60 s').waitFor(EVENTUALLY);
       expect(await page.getByRole('button', { name: 'Detach test clock' }).isDisabled()).toBe(true);
-      expect(await page.getByRole('button', { name: 'Advance 1 h' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: '+1 h', exact: true }).isDisabled()).toBe(true);
       release();
       await page.getByRole('status').filter({ hasText: 'Moved from' }).waitFor(EVENTUALLY);
       expect(await page.getByRole('button', { name: 'Detach test clock' }).isDisabled()).toBe(false);
@@ -172,6 +172,17 @@ describeInBrowser('dashboard, live (relaxed mode)', () => {
     const [left, right] = await Promise.all([bankBase.boundingBox(), page.getByRole('region', { name: 'Reproduce it with curl' }).boundingBox()]);
     expect(right!.x).toBeGreaterThan(left!.x + left!.width - 1);
     expect(Math.abs(right!.y - left!.y)).toBeLessThan(5);
+  });
+
+  it('hides its own requests and still shows the exchanges behind more than a page of them', async () => {
+    const { page } = watched;
+    const order = withScenario('SUCCESS');
+    expect((await client.create(order)).status).toBe(200);
+    // A dashboard left open a while: its own control-plane calls, newer than the create, fill pages of the journal.
+    for (let i = 0; i < 1100; i += 1) expect((await request(bank.app).get('/sandbox/journal?limit=1')).status).toBe(200);
+    await page.goto(`${listener.origin}/dashboard/#/journal`);
+    await page.locator('tr').filter({ hasText: 'POST /payment-orders' }).first().waitFor(EVENTUALLY);
+    expect(await page.getByText("Only the dashboard's own requests so far").count()).toBe(0);
   });
 
   it('works by keyboard: the skip link, then the views\' links, each view starting at its heading', async () => {

@@ -80,7 +80,7 @@ function registrationPanel(registration, dismiss) {
 function faultForm(ctx, client, profile, changed) {
   const inputs = FAULTS.map(([name, label, kind]) => {
     const input = h('input', kind === 'rate'
-      ? { type: 'number', name, min: 0, max: 1, step: 0.05, value: profile[name], inputmode: 'decimal' }
+      ? { type: 'number', name, min: 0, max: 1, step: 'any', value: profile[name], inputmode: 'decimal' }
       : kind === 'delay' ? { type: 'number', name, min: 0, max: 60000, step: 1, value: profile[name], inputmode: 'numeric' } : { type: 'number', name, step: 1, value: profile[name], inputmode: 'numeric' });
     return { name, input, field: field(label, input) };
   });

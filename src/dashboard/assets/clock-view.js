@@ -132,7 +132,7 @@ export function clockView(ctx, main, [clientParam]) {
       h('div', { class: 'inline-fields' },
         field('Seconds', seconds),
         h('button', { type: 'submit', disabled: !idle }, 'Advance clock'),
-        ...PRESETS.map(([label, value]) => h('button', { type: 'button', class: 'secondary', disabled: !idle, 'aria-label': `Advance ${label}`, onclick: () => void advance(value) }, `+${label}`)),
+        ...PRESETS.map(([label, value]) => h('button', { type: 'button', class: 'secondary', disabled: !idle, onclick: () => void advance(value) }, `+${label}`)),
       ),
     );
     advanceForm.addEventListener('submit', (event) => {

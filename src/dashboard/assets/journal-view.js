@@ -15,6 +15,12 @@ import { exchangePanel, problemOf } from './exchange.js';
 const PAGE = 200;
 /** The dashboard's own traffic: its files and its control-plane calls (hidden unless asked for). */
 const OWN_TRAFFIC = /^\/(sandbox|dashboard)(\/|$)/;
+/**
+ * Hiding the own traffic reads on past it, page by page (the API's largest), so that a dashboard that has been
+ * open a while still shows the exchanges before its own; at most this many pages at a time.
+ */
+const SCAN_PAGE = 1000;
+const SCAN_PAGES = 10;
 
 const filters = { client_id: '', direction: '', code: '', path: '' };
 let hideOwn = true;
@@ -84,15 +90,31 @@ export function journalView(ctx, main) {
     );
   }
 
+  /** The newest `limit` entries to show, whether older ones exist, and whether the journal held any entry at all. */
+  async function readShown() {
+    /** @type {JournalSummary[]} */
+    const shown = [];
+    /** @type {string | null} */
+    let cursor = null;
+    let read = 0;
+    for (let pages = 0; pages < (hideOwn ? SCAN_PAGES : 1); pages += 1) {
+      /** @type {import('./api.js').Page<JournalSummary>} */
+      const page = await api.get(`/journal${queryString({ ...filters, limit: hideOwn ? SCAN_PAGE : limit, ...(cursor ? { cursor } : {}) })}`);
+      read += page.data.length;
+      shown.push(...page.data.filter((entry) => !hideOwn || !OWN_TRAFFIC.test(entry.path)));
+      cursor = page.next_cursor;
+      if (cursor === null || shown.length >= limit) break;
+    }
+    return { shown: shown.slice(0, limit), older: cursor !== null || shown.length > limit, read };
+  }
+
   async function reload() {
     try {
-      /** @type {import('./api.js').Page<JournalSummary>} */
-      const page = await api.get(`/journal${queryString({ ...filters, limit })}`);
+      const { shown, older, read } = await readShown();
       if (disposed) return;
-      const shown = page.data.filter((entry) => !hideOwn || !OWN_TRAFFIC.test(entry.path));
       replace(tbody, shown.map(row));
-      more.hidden = page.next_cursor === null;
-      replace(status, shown.length === 0 ? message(page.data.length ? 'Only the dashboard\'s own requests so far (untick "Hide the dashboard\'s own requests" to see them).' : 'No exchange recorded (or the journal is off: JOURNAL_ENABLED).', 'note') : null);
+      more.hidden = !older;
+      replace(status, shown.length === 0 ? message(read ? 'Only the dashboard\'s own requests so far (untick "Hide the dashboard\'s own requests" to see them).' : 'No exchange recorded (or the journal is off: JOURNAL_ENABLED).', 'note') : null);
     } catch (error) {
       if (!disposed) replace(status, message(`The journal could not be read: ${/** @type {Error} */ (error).message}`));
     }

@@ -4,7 +4,7 @@
 // one click away (the journal entry it made). "Force outcome" and "Redeliver" act on it; order.* and callback.*
 // events refresh it.
 import { ApiProblem, seg } from './api.js';
-import { debounce, field, formatAmount, formatLatency, h, message, replace, select, statusBadge, time } from './dom.js';
+import { debounce, field, formatAmount, formatLatency, formatTime, h, message, replace, select, statusBadge, time } from './dom.js';
 import { exchangePanel, headerOf } from './exchange.js';
 import { STREAM_OPENED } from './live.js';
 
@@ -41,7 +41,7 @@ const isFinal = (status) => status === 'SUCCESS' || status === 'FAILED';
 /** @param {import('./api.js').Order} order */
 function decision(order) {
   const origin = order.scenario_source ? ` (from ${order.scenario_source})` : '';
-  if (order.settle_at && order.status === 'PENDING') return `Scenario ${order.scenario}${origin}: pending, due to settle at ${order.settle_at}.`;
+  if (order.settle_at && order.status === 'PENDING') return `Scenario ${order.scenario}${origin}: pending, due to settle at ${formatTime(order.settle_at)}.`;
   return `Scenario ${order.scenario}${origin}.`;
 }
 
@@ -233,9 +233,18 @@ export function orderView(ctx, main, [clientId, reference]) {
       h('a', { href: `#/clock/${seg(clientId)}` }, 'Advance the clock'), ' (0 s will do).');
   }
 
+  /**
+   * What a Redeliver said, per message, kept across the re-renders its own refresh and the callback events cause,
+   * until the message has another attempt (the card then shows it).
+   * @type {Map<number, { note: Node, attempts: number }>}
+   */
+  const redelivered = new Map();
+
   /** @param {CallbackMessage} callback */
   function messageCard(callback) {
-    const result = h('span', { class: 'form-status' });
+    const kept = redelivered.get(callback.message_id);
+    if (kept && kept.attempts !== callback.attempts.length) redelivered.delete(callback.message_id);
+    const result = h('span', { class: 'form-status' }, redelivered.get(callback.message_id)?.note ?? null);
     const label = `message-${callback.message_id}-label`;
     return h('li', { class: 'card' },
       h('p', { id: label }, h('strong', {}, `Message ${callback.message_id}`), ` (${callback.kind}) `, statusBadge(callback.state)),
@@ -253,7 +262,9 @@ export function orderView(ctx, main, [clientId, reference]) {
         onclick: async () => {
           try {
             await api.post(`/callbacks/${callback.message_id}/redeliver`, {});
-            replace(result, await redeliveredNote(callback.message_id));
+            const note = await redeliveredNote(callback.message_id);
+            redelivered.set(callback.message_id, { note, attempts: callback.attempts.length });
+            replace(result, note);
             refreshSoon();
           } catch (error) {
             replace(result, message(error instanceof ApiProblem ? error.explain() : String(error)));

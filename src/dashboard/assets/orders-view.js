@@ -258,7 +258,7 @@ export function ordersView(ctx, main) {
     try {
       /** @type {{ deleted: Record<string, number> }} */
       const answer = await api.post('/reset', clientId ? { client_id: clientId } : {});
-      const counts = Object.entries(answer.deleted).filter(([, count]) => count > 0).map(([table, count]) => `${count} ${table.replace(/_/g, ' ')}`);
+      const counts = Object.entries(answer.deleted).filter(([, count]) => count > 0).map(([table, count]) => `${table.replace(/_/g, ' ')}: ${count}`);
       replace(resetArea, message(`Reset ${clientId || 'all clients'}: ${counts.length ? counts.join(', ') : 'nothing to delete'}.`, 'success'));
       details.clear();
       await reload();
