@@ -21,4 +21,3 @@ export function dropControlsOfDeletedClients(db: Db, deletedAtRuntime: readonly 
   })();
   logger.info('dropped the test clocks and pauses of deleted clients', { clocks: droppedClocks.length, pauses: droppedPauses.length });
 }
-

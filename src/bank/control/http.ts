@@ -85,8 +85,10 @@ export interface ListPage<T> {
   next_cursor: string | null;
 }
 
-/** Builds a page from `limit + 1` fetched rows: the extra row only says whether there is a next page. */
-/** `rows`: up to limit + 1 (one more says there is a next page); `cut`: the reader stopped early, so there may be. */
+/**
+ * Builds a page from up to `limit + 1` fetched rows: the extra row only says whether there is a next page, and so
+ * does `cut`, when the reader stopped early.
+ */
 export function listPage<R, T>(rows: R[], limit: number, view: (row: R) => T, positionOf: (row: R) => unknown, cut = false): ListPage<T> {
   const more = cut || rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;

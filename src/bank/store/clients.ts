@@ -143,12 +143,12 @@ export class ClientRepository {
     return stored(row);
   }
 
-  /** Marks a client deleted (its orders, messages and records stay); false when there was none. */
   /** Clients deleted through the control plane (not those that only left the clients file) and not registered since. */
   deletedAtRuntime(): string[] {
     return this.db.prepare('SELECT client_id FROM clients WHERE deleted_at IS NOT NULL AND runtime_changed_at IS NOT NULL').pluck().all() as string[];
   }
 
+  /** Marks a client deleted (its orders, messages and records stay); false when there was none. */
   markDeleted(clientId: string, nowMs: number): boolean {
     return (
       this.db

@@ -185,17 +185,33 @@ export class Api {
     return entry;
   }
 
+  /**
+   * The pages of a list (`/orders`, `/journal` …) in order, each asked for with `limit: limitFor(rows read so far)`,
+   * following `next_cursor` until the last page or until the caller stops reading.
+   * @template T
+   * @param {string} path
+   * @param {Record<string, string | number | null | undefined>} params
+   * @param {(read: number) => number} limitFor
+   * @returns {AsyncGenerator<Page<T>>}
+   */
+  async *pages(path, params, limitFor) {
+    let read = 0;
+    /** @type {string | null} */
+    let cursor = null;
+    do {
+      /** @type {Page<T>} */
+      const page = await this.get(`${path}${queryString({ ...params, limit: limitFor(read), cursor })}`);
+      read += page.data.length;
+      yield page;
+      cursor = page.next_cursor;
+    } while (cursor);
+  }
+
   /** Every registered client (a few pages at most). @returns {Promise<ClientView[]>} */
   async clients() {
     /** @type {ClientView[]} */
     const all = [];
-    let cursor = null;
-    do {
-      /** @type {Page<ClientView>} */
-      const page = await this.get(`/clients${queryString({ limit: 1000, cursor })}`);
-      all.push(...page.data);
-      cursor = page.next_cursor;
-    } while (cursor);
+    for await (const page of this.pages('/clients', {}, () => 1000)) all.push(.../** @type {Page<ClientView>} */ (page).data);
     return all;
   }
 }

@@ -2,7 +2,7 @@
 // The journal (GET /sandbox/journal, /sandbox/journal/{id}): every exchange in and out, newest first, refused
 // ones highlighted with their problem code. One entry shows its signed exchange; a signature_invalid refusal
 // shows the Bank's signature base next to the curl that reproduces the request.
-import { ApiProblem, queryString } from './api.js';
+import { ApiProblem } from './api.js';
 import { codeBlock, copyButton, debounce, field, formatLatency, h, message, replace, select, time } from './dom.js';
 import { exchangePanel, problemOf } from './exchange.js';
 
@@ -94,18 +94,18 @@ export function journalView(ctx, main) {
   async function readShown() {
     /** @type {JournalSummary[]} */
     const shown = [];
-    /** @type {string | null} */
-    let cursor = null;
+    let older = false;
     let read = 0;
-    for (let pages = 0; pages < (hideOwn ? SCAN_PAGES : 1); pages += 1) {
-      /** @type {import('./api.js').Page<JournalSummary>} */
-      const page = await api.get(`/journal${queryString({ ...filters, limit: hideOwn ? SCAN_PAGE : limit, ...(cursor ? { cursor } : {}) })}`);
-      read += page.data.length;
-      shown.push(...page.data.filter((entry) => !hideOwn || !OWN_TRAFFIC.test(entry.path)));
-      cursor = page.next_cursor;
-      if (cursor === null || shown.length >= limit) break;
+    let pages = 0;
+    for await (const page of api.pages('/journal', filters, () => (hideOwn ? SCAN_PAGE : limit))) {
+      const entries = /** @type {import('./api.js').Page<JournalSummary>} */ (page).data;
+      read += entries.length;
+      shown.push(...entries.filter((entry) => !hideOwn || !OWN_TRAFFIC.test(entry.path)));
+      older = page.next_cursor !== null;
+      pages += 1;
+      if (shown.length >= limit || pages >= (hideOwn ? SCAN_PAGES : 1)) break;
     }
-    return { shown: shown.slice(0, limit), older: cursor !== null || shown.length > limit, read };
+    return { shown: shown.slice(0, limit), older: older || shown.length > limit, read };
   }
 
   async function reload() {

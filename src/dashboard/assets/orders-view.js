@@ -2,7 +2,7 @@
 // Orders, live: GET /sandbox/orders with the filters, refetched when order.* events say something changed;
 // each row's last callback result comes from the order's detail (GET /sandbox/orders/{client}/{reference}),
 // refetched when a callback.* event concerns it. The Reset control (POST /sandbox/reset) lives here too.
-import { queryString, seg } from './api.js';
+import { seg } from './api.js';
 import { STREAM_OPENED } from './live.js';
 import { debounce, field, formatAmount, formatLatency, h, message, replace, select, statusBadge, time } from './dom.js';
 
@@ -161,17 +161,15 @@ export function ordersView(ctx, main) {
       // A page of large orders ends early (4 Mi characters of payment orders): follow its cursor up to `limit` rows.
       /** @type {Order[]} */
       let rows = [];
-      /** @type {string | null} */
-      let cursor = null;
-      do {
-        /** @type {import('./api.js').Page<Order>} */
-        const page = await api.get(`/orders${queryString({ ...filters, limit: limit - rows.length, cursor })}`);
+      let older = false;
+      for await (const page of api.pages('/orders', filters, (read) => limit - read)) {
         if (disposed) return;
-        rows = rows.concat(page.data);
-        cursor = page.next_cursor;
-      } while (cursor !== null && rows.length < limit);
+        rows = rows.concat(/** @type {import('./api.js').Page<Order>} */ (page).data);
+        older = page.next_cursor !== null;
+        if (rows.length >= limit) break;
+      }
       shown = rows;
-      more.hidden = cursor === null;
+      more.hidden = !older;
       render();
       void refreshDetails();
     } catch (error) {
